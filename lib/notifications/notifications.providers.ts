@@ -1,0 +1,3 @@
+import type { Provider } from '@nestjs/common';
+
+export const NOTIFICATIONS_PROVIDERS: Provider[] = [];

@@ -1,0 +1,112 @@
+import { PayoutsConfigError } from './errors/payouts-config.error.js';
+import { resolveNotificationsConfig, type NotificationsConfig } from './notifications/notifications-config.js';
+import type { AccessTokenSource, PayoutsModuleOptions, PayoutsRetryOptions } from './payouts-options.interface.js';
+import { RedactedSecret } from './redacted-secret.js';
+
+/** The module's options after validation, with every default filled in. */
+export interface PayoutsConfig {
+  /** Absolute URL of the create-payout endpoint. */
+  readonly payoutsUrl: string;
+  readonly apiKey: RedactedSecret;
+  /** A fixed token, or the user's function that fetches one. */
+  readonly accessToken: RedactedSecret | (() => string | Promise<string>);
+  readonly timeoutMs: number;
+  readonly retry: Readonly<Required<PayoutsRetryOptions>>;
+  readonly notifications: NotificationsConfig | false;
+}
+
+const RETRY_DEFAULTS: Required<PayoutsRetryOptions> = {
+  maxRetries: 2,
+  baseDelayMs: 200,
+  maxDelayMs: 10_000,
+  retryOnStatus: [429, 503],
+};
+
+/** Validates the user's options once, at bootstrap, so a bad value fails the app before any request. */
+export function resolvePayoutsConfig(options: PayoutsModuleOptions | undefined): PayoutsConfig {
+  if (options === null || typeof options !== 'object') {
+    throw new PayoutsConfigError('options', 'an object with baseUrl, apiKey and accessToken');
+  }
+  return {
+    payoutsUrl: resolvePayoutsUrl(options.baseUrl),
+    apiKey: new RedactedSecret(requireSecret('apiKey', options.apiKey)),
+    accessToken: resolveAccessToken(options.accessToken),
+    timeoutMs: positiveInteger('timeoutMs', options.timeoutMs, 30_000),
+    retry: resolveRetry(options.retries),
+    notifications: resolveNotificationsConfig(options.notifications),
+  };
+}
+
+function resolvePayoutsUrl(baseUrl: unknown): string {
+  const expected = 'an absolute http:// or https:// URL such as "https://api.example.com/v1"';
+  if (typeof baseUrl !== 'string' || baseUrl.trim() === '') {
+    throw new PayoutsConfigError('baseUrl', expected);
+  }
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new PayoutsConfigError('baseUrl', expected);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new PayoutsConfigError('baseUrl', expected);
+  }
+  if (url.search || url.hash) {
+    throw new PayoutsConfigError('baseUrl', 'a URL without a query string or fragment');
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}/payouts`;
+}
+
+function requireSecret(option: string, value: unknown, expected = 'a non-empty string'): string {
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new PayoutsConfigError(option, expected);
+  }
+  return value;
+}
+
+function resolveAccessToken(value: AccessTokenSource | undefined): PayoutsConfig['accessToken'] {
+  if (typeof value === 'function') {
+    return value;
+  }
+  return new RedactedSecret(requireSecret('accessToken', value, 'a non-empty string, or a function returning one'));
+}
+
+function resolveRetry(retries: PayoutsModuleOptions['retries']): Required<PayoutsRetryOptions> {
+  if (retries === undefined) {
+    return RETRY_DEFAULTS;
+  }
+  const options = typeof retries === 'number' ? { maxRetries: retries } : retries;
+  if (options === null || typeof options !== 'object') {
+    throw new PayoutsConfigError('retries', 'a number of retries or an object of retry options');
+  }
+  const retryOnStatus = options.retryOnStatus ?? RETRY_DEFAULTS.retryOnStatus;
+  if (
+    !Array.isArray(retryOnStatus) ||
+    !retryOnStatus.every((status) => Number.isInteger(status) && status >= 400 && status <= 599)
+  ) {
+    throw new PayoutsConfigError('retries.retryOnStatus', 'an array of HTTP error statuses (400-599)');
+  }
+  const maxRetries = nonNegativeInteger('retries.maxRetries', options.maxRetries, RETRY_DEFAULTS.maxRetries);
+  return {
+    maxRetries,
+    baseDelayMs: nonNegativeInteger('retries.baseDelayMs', options.baseDelayMs, RETRY_DEFAULTS.baseDelayMs),
+    maxDelayMs: nonNegativeInteger('retries.maxDelayMs', options.maxDelayMs, RETRY_DEFAULTS.maxDelayMs),
+    retryOnStatus: [...retryOnStatus],
+  };
+}
+
+function positiveInteger(option: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+    throw new PayoutsConfigError(option, 'a positive whole number of milliseconds');
+  }
+  return value;
+}
+
+function nonNegativeInteger(option: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new PayoutsConfigError(option, 'a whole number, 0 or more');
+  }
+  return value;
+}

@@ -1,0 +1,42 @@
+import type { NotificationsOptions } from './notifications/notifications-options.interface.js';
+
+/** A fixed access token, or a function the module calls for a token (and again after a 401). */
+export type AccessTokenSource = string | (() => string | Promise<string>);
+
+/** When and how often a failed `createPayout` call is sent again (always with the same body and `request_id`). */
+export interface PayoutsRetryOptions {
+  /** Retries after the first attempt. Default `2`; `0` disables retries. */
+  maxRetries?: number;
+  /** First backoff delay; doubled on each retry, with full jitter. Default `200`. */
+  baseDelayMs?: number;
+  /** Upper bound of any wait, a `Retry-After` header included. Default `10000`. */
+  maxDelayMs?: number;
+  /** Response statuses that prove the payout was not processed. Default `[429, 503]`. */
+  retryOnStatus?: number[];
+}
+
+export interface PayoutsModuleOptions {
+  /** Base URL of the payouts API (http or https); payouts are sent to `{baseUrl}/payouts`. */
+  baseUrl: string;
+  /** Sent as the `X-API-Key` header. */
+  apiKey: string;
+  /** Sent as `Authorization: Bearer <token>`. A function is called for a fresh token once after a 401. */
+  accessToken: AccessTokenSource;
+  /** Per-attempt timeout of a payout request. Default `30000`. */
+  timeoutMs?: number;
+  /** A number is shorthand for `{ maxRetries: n }`. */
+  retries?: number | PayoutsRetryOptions;
+  /** Settings of the notification route; `false` registers no route (a payouts-only app). */
+  notifications?: NotificationsOptions | false;
+}
+
+/** Extra options of `forRoot` / `forRootAsync` that shape the module rather than its behaviour. */
+export interface PayoutsModuleExtras {
+  /** Register the module globally, so feature modules can inject `PayoutsService` without importing it. */
+  isGlobal?: boolean;
+}
+
+/** A class given to `forRootAsync({ useClass })` builds the options in this method. */
+export interface PayoutsOptionsFactory {
+  createPayoutsOptions(): PayoutsModuleOptions | Promise<PayoutsModuleOptions>;
+}
