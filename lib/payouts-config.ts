@@ -1,6 +1,7 @@
 import { PayoutsConfigError } from './errors/payouts-config.error.js';
 import { resolveNotificationsConfig, type NotificationsConfig } from './notifications/notifications-config.js';
 import type { AccessTokenSource, PayoutsModuleOptions, PayoutsRetryOptions } from './payouts-options.interface.js';
+import { isHeaderSafeCredential } from './payouts/header-safe-credential.js';
 import { RedactedSecret } from './redacted-secret.js';
 
 /** The module's options after validation, with every default filled in. */
@@ -54,11 +55,14 @@ function resolvePayoutsUrl(baseUrl: unknown): string {
   if (url.search || url.hash) {
     throw new PayoutsConfigError('baseUrl', 'a URL without a query string or fragment');
   }
+  if (url.username || url.password) {
+    throw new PayoutsConfigError('baseUrl', 'a URL without user name or password (credentials go in apiKey and accessToken)');
+  }
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}/payouts`;
 }
 
-function requireSecret(option: string, value: unknown, expected = 'a non-empty string'): string {
-  if (typeof value !== 'string' || value.trim() === '') {
+function requireSecret(option: string, value: unknown, expected = 'a non-empty string without spaces'): string {
+  if (!isHeaderSafeCredential(value)) {
     throw new PayoutsConfigError(option, expected);
   }
   return value;
@@ -68,7 +72,7 @@ function resolveAccessToken(value: AccessTokenSource | undefined): PayoutsConfig
   if (typeof value === 'function') {
     return value;
   }
-  return new RedactedSecret(requireSecret('accessToken', value, 'a non-empty string, or a function returning one'));
+  return new RedactedSecret(requireSecret('accessToken', value, 'a non-empty string without spaces, or a function returning one'));
 }
 
 function resolveRetry(retries: PayoutsModuleOptions['retries']): Required<PayoutsRetryOptions> {

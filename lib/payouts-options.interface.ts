@@ -1,6 +1,9 @@
 import type { NotificationsOptions } from './notifications/notifications-options.interface.js';
 
-/** A fixed access token, or a function the module calls for a token (and again after a 401). */
+/**
+ * A fixed access token, or a function returning one. The function is called on first use and its token
+ * kept; after a 401 it is called once more (one call shared by concurrent payouts) and the payout resent.
+ */
 export type AccessTokenSource = string | (() => string | Promise<string>);
 
 /** When and how often a failed `createPayout` call is sent again (always with the same body and `request_id`). */
@@ -16,11 +19,11 @@ export interface PayoutsRetryOptions {
 }
 
 export interface PayoutsModuleOptions {
-  /** Base URL of the payouts API (http or https); payouts are sent to `{baseUrl}/payouts`. */
+  /** Base URL of the payouts API (http or https, no credentials in it); payouts are sent to `{baseUrl}/payouts`. */
   baseUrl: string;
   /** Sent as the `X-API-Key` header. */
   apiKey: string;
-  /** Sent as `Authorization: Bearer <token>`. A function is called for a fresh token once after a 401. */
+  /** Sent as `Authorization: Bearer <token>` (the token alone, without `Bearer `). */
   accessToken: AccessTokenSource;
   /** Per-attempt timeout of a payout request. Default `30000`. */
   timeoutMs?: number;

@@ -1,7 +1,184 @@
-import type { NotificationsOptions } from './notifications-options.interface.js';
+import { BlockList, isIP } from 'node:net';
+import { PayoutsConfigError } from '../errors/payouts-config.error.js';
+import { RedactedSecret } from '../redacted-secret.js';
+import { InMemoryNotificationDedupeStore } from './in-memory-notification-dedupe-store.js';
+import type { NotificationDedupeStore } from './notification-dedupe-store.interface.js';
+import type {
+  NotificationDedupeOptions,
+  NotificationRequestInfo,
+  NotificationsOptions,
+  NotificationVerificationOptions,
+} from './notifications-options.interface.js';
 
-export type NotificationsConfig = Required<Pick<NotificationsOptions, 'path'>>;
+/** Where the shared secret travels: a query parameter of the notification URL, or a header. */
+export interface NotificationSecretConfig {
+  readonly value: RedactedSecret;
+  readonly in: 'query' | 'header';
+  /** Parameter name, or lower-cased header name. */
+  readonly name: string;
+}
 
-export function resolveNotificationsConfig(options: NotificationsOptions | false | undefined): NotificationsConfig | false {
-  return options ? { path: options.path ?? 'payouts/notifications' } : false;
+export interface NotificationVerificationConfig {
+  readonly secret?: NotificationSecretConfig;
+  readonly allowedIps?: BlockList;
+  readonly verify?: (request: NotificationRequestInfo) => boolean | Promise<boolean>;
+}
+
+/** The notification options after validation, with every default filled in. */
+export interface NotificationsConfig {
+  readonly path: string;
+  readonly verification: NotificationVerificationConfig | 'none';
+  readonly bodyLimitBytes: number;
+  readonly dedupeStore: NotificationDedupeStore;
+  readonly controllerDecorators: readonly ClassDecorator[];
+}
+
+const VERIFICATION_EXAMPLE =
+  "notifications: { verification: { secret: { value: process.env.NOTIFICATIONS_SECRET } } } " +
+  "(or allowedIps, verify, or 'none'), or notifications: false for an app that receives no notifications";
+
+/**
+ * Notifications are on unless `false`: the service sends them to a URL the merchant configures, and a route that
+ * anyone could call must prove the sender, hence the mandatory `verification`.
+ */
+export function resolveNotificationsConfig(
+  options: NotificationsOptions | false | undefined,
+): NotificationsConfig | false {
+  if (options === false) return false;
+  if (options === undefined || options === null) {
+    throw new PayoutsConfigError('notifications.verification', VERIFICATION_EXAMPLE);
+  }
+  if (typeof options !== 'object') {
+    throw new PayoutsConfigError('notifications', `an object such as ${VERIFICATION_EXAMPLE}`);
+  }
+  return {
+    path: resolvePath(options.path),
+    verification: resolveVerification(options.verification),
+    bodyLimitBytes: positiveInteger('notifications.bodyLimitBytes', options.bodyLimitBytes, 65_536, 'bytes'),
+    dedupeStore: resolveDedupeStore(options.dedupe),
+    controllerDecorators: resolveControllerDecorators(options.controllerDecorators),
+  };
+}
+
+function resolvePath(path: unknown): string {
+  if (path === undefined) return 'payouts/notifications';
+  if (typeof path !== 'string' || path.trim() === '' || /[?#\s]/.test(path)) {
+    throw new PayoutsConfigError('notifications.path', 'a route path such as "payouts/notifications"');
+  }
+  return path;
+}
+
+function resolveVerification(verification: unknown): NotificationVerificationConfig | 'none' {
+  if (verification === 'none') return 'none';
+  if (verification === undefined) {
+    throw new PayoutsConfigError('notifications.verification', VERIFICATION_EXAMPLE);
+  }
+  if (verification === null || typeof verification !== 'object') {
+    throw new PayoutsConfigError('notifications.verification', `an object with secret, allowedIps or verify, or 'none'`);
+  }
+  const { secret, allowedIps, verify } = verification as NotificationVerificationOptions;
+  if (secret === undefined && allowedIps === undefined && verify === undefined) {
+    throw new PayoutsConfigError('notifications.verification', `at least one of secret, allowedIps or verify, or 'none'`);
+  }
+  if (verify !== undefined && typeof verify !== 'function') {
+    throw new PayoutsConfigError('notifications.verification.verify', 'a function returning a boolean or a promise of one');
+  }
+  return {
+    ...(secret !== undefined && { secret: resolveSecret(secret) }),
+    ...(allowedIps !== undefined && { allowedIps: resolveAllowedIps(allowedIps) }),
+    ...(verify !== undefined && { verify }),
+  };
+}
+
+function resolveSecret(secret: NotificationVerificationOptions['secret']): NotificationSecretConfig {
+  const option = 'notifications.verification.secret';
+  if (secret === null || typeof secret !== 'object') {
+    throw new PayoutsConfigError(option, '{ value: process.env.NOTIFICATIONS_SECRET }');
+  }
+  const { value, queryParam, header } = secret;
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new PayoutsConfigError(`${option}.value`, 'a non-empty string');
+  }
+  if (queryParam !== undefined && header !== undefined) {
+    throw new PayoutsConfigError(option, 'either queryParam or header, not both');
+  }
+  if (header !== undefined) {
+    if (typeof header !== 'string' || !/^[!#$%&'*+.^_`|~\w-]+$/.test(header)) {
+      throw new PayoutsConfigError(`${option}.header`, 'an HTTP header name such as "x-notifications-token"');
+    }
+    return { value: new RedactedSecret(value), in: 'header', name: header.toLowerCase() };
+  }
+  if (queryParam !== undefined && (typeof queryParam !== 'string' || queryParam === '')) {
+    throw new PayoutsConfigError(`${option}.queryParam`, 'a non-empty query parameter name');
+  }
+  return { value: new RedactedSecret(value), in: 'query', name: queryParam ?? 'token' };
+}
+
+function resolveAllowedIps(allowedIps: unknown): BlockList {
+  const option = 'notifications.verification.allowedIps';
+  if (!Array.isArray(allowedIps) || allowedIps.length === 0) {
+    throw new PayoutsConfigError(option, 'a non-empty array of IP addresses or CIDR ranges');
+  }
+  const list = new BlockList();
+  allowedIps.forEach((entry: unknown, index) => {
+    if (!addAllowedIp(list, entry)) {
+      throw new PayoutsConfigError(
+        `${option}[${index}]`,
+        'an IPv4 or IPv6 address or CIDR range, such as "203.0.113.7", "203.0.113.0/24" or "2001:db8::/32"',
+      );
+    }
+  });
+  return list;
+}
+
+function addAllowedIp(list: BlockList, entry: unknown): boolean {
+  if (typeof entry !== 'string') return false;
+  const [address = '', prefix, ...rest] = entry.trim().split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  const type = family === 4 ? 'ipv4' : 'ipv6';
+  if (prefix === undefined) {
+    list.addAddress(address, type);
+    return true;
+  }
+  const bits = Number(prefix);
+  if (!/^\d{1,3}$/.test(prefix) || bits > (family === 4 ? 32 : 128)) return false;
+  list.addSubnet(address, bits, type);
+  return true;
+}
+
+function resolveDedupeStore(dedupe: NotificationDedupeOptions | undefined): NotificationDedupeStore {
+  if (dedupe === undefined) return new InMemoryNotificationDedupeStore();
+  if (dedupe === null || typeof dedupe !== 'object') {
+    throw new PayoutsConfigError('notifications.dedupe', 'an object with store, or ttlMs and maxEntries');
+  }
+  const { store, ttlMs, maxEntries } = dedupe;
+  if (store === undefined) return new InMemoryNotificationDedupeStore({ ttlMs, maxEntries });
+  if (ttlMs !== undefined || maxEntries !== undefined) {
+    throw new PayoutsConfigError(
+      'notifications.dedupe',
+      'either store, or ttlMs and maxEntries for the built-in store (a custom store sets its own bounds)',
+    );
+  }
+  const methods = ['claim', 'complete', 'release'] as const;
+  if (store === null || typeof store !== 'object' || !methods.every((name) => typeof store[name] === 'function')) {
+    throw new PayoutsConfigError('notifications.dedupe.store', 'an object with claim, complete and release methods');
+  }
+  return store;
+}
+
+function resolveControllerDecorators(decorators: unknown): readonly ClassDecorator[] {
+  if (decorators === undefined) return [];
+  if (!Array.isArray(decorators) || !decorators.every((decorator) => typeof decorator === 'function')) {
+    throw new PayoutsConfigError('notifications.controllerDecorators', 'an array of class decorators, such as [Public()]');
+  }
+  return decorators as ClassDecorator[];
+}
+
+function positiveInteger(option: string, value: unknown, fallback: number, unit: string): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+    throw new PayoutsConfigError(option, `a positive whole number of ${unit}`);
+  }
+  return value;
 }

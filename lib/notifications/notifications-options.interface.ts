@@ -1,10 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { NotificationDedupeStore } from './notification-dedupe-store.interface.js';
 
 /** What a `verify` function sees of an incoming notification request. */
 export interface NotificationRequestInfo {
   readonly headers: IncomingHttpHeaders;
   /** Query string parameters of the request URL. */
-  readonly query: Readonly<Record<string, string | string[] | undefined>>;
+  readonly query: Readonly<Record<string, unknown>>;
   /** The client address, after the app's trust-proxy setting. */
   readonly ip: string | undefined;
   /** The body bytes as received, when the app was created with `rawBody: true`. */
@@ -27,6 +28,16 @@ export interface NotificationVerificationOptions {
   verify?: (request: NotificationRequestInfo) => boolean | Promise<boolean>;
 }
 
+/** How re-sent notifications are recognised. */
+export interface NotificationDedupeOptions {
+  /** A store shared by several instances (for example backed by Redis). Replaces the built-in in-memory store. */
+  store?: NotificationDedupeStore;
+  /** How long the built-in store remembers a handled notification. Default 24 hours. */
+  ttlMs?: number;
+  /** How many notifications the built-in store remembers at most; the oldest are forgotten first. Default `100000`. */
+  maxEntries?: number;
+}
+
 export interface NotificationsOptions {
   /** Route path, under the app's global prefix. Default `'payouts/notifications'`. */
   path?: string;
@@ -34,4 +45,11 @@ export interface NotificationsOptions {
   verification: NotificationVerificationOptions | 'none';
   /** Largest accepted body in bytes. Default `65536`. */
   bodyLimitBytes?: number;
+  /** Recognition of re-sent notifications. */
+  dedupe?: NotificationDedupeOptions;
+  /**
+   * Your own class decorators, applied to the notification controller;
+   * for example `[Public()]` so that a global authentication guard lets the payouts service in.
+   */
+  controllerDecorators?: ClassDecorator[];
 }

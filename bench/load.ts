@@ -1,0 +1,49 @@
+import autocannon from 'autocannon';
+import { ACK_BODY, NOTIFICATION_PATH_WITH_TOKEN } from './notification-sample.js';
+
+export const CONNECTIONS = 50;
+
+export interface LoadResult {
+  readonly requestsPerSecond: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly averageMs: number;
+  /** Connection errors, timeouts and replies other than the 200 ack. */
+  readonly failures: number;
+}
+
+/**
+ * Posts notifications to 127.0.0.1:`port` from 50 connections for `durationSeconds`.
+ * Every scenario builds its body per request through the same hook, so the load generator's cost is equal.
+ */
+export async function postNotifications(
+  port: number,
+  durationSeconds: number,
+  nextBody: () => string,
+): Promise<LoadResult> {
+  let notAcknowledged = 0;
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections: CONNECTIONS,
+    duration: durationSeconds,
+    timeout: 10,
+    requests: [
+      {
+        method: 'POST',
+        path: NOTIFICATION_PATH_WITH_TOKEN,
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (request) => ({ ...request, body: nextBody() }),
+        onResponse: (status, body) => {
+          if (status !== 200 || body !== ACK_BODY) notAcknowledged++;
+        },
+      },
+    ],
+  });
+  return {
+    requestsPerSecond: result.requests.total / result.duration,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    averageMs: result.latency.average,
+    failures: result.errors + result.timeouts + notAcknowledged,
+  };
+}

@@ -1,0 +1,157 @@
+import { BenchChild } from '../child-processes.js';
+import { postJson } from '../http-post.js';
+import { type LoadResult, postNotifications } from '../load.js';
+import {
+  ACK_BODY,
+  INVALID_NOTIFICATION_BODY,
+  NOTIFICATION_PATH_WITH_TOKEN,
+  notificationBody,
+} from '../notification-sample.js';
+import type { MemorySample } from '../protocol.js';
+import { MIB, median } from '../stats.js';
+import { formatRatio, printTable } from '../table.js';
+
+export interface LoadSettings {
+  readonly warmupSeconds: number;
+  readonly durationSeconds: number;
+  readonly rounds: number;
+}
+
+const ADAPTERS = ['express', 'fastify'] as const;
+type Adapter = (typeof ADAPTERS)[number];
+
+interface ServerSpec {
+  readonly key: string;
+  readonly script: string;
+  readonly args: string[];
+  /** Whether the server must answer an invalid notification with 400. */
+  readonly validates: boolean;
+}
+
+interface Scenario {
+  readonly key: string;
+  readonly label: string;
+  readonly server: string;
+  readonly body: () => string;
+}
+
+/** Every unique notification carries the next number, so the package's dedupe store keeps growing. */
+let sequence = 1;
+const uniqueBody = () => notificationBody(sequence++);
+const duplicate = notificationBody(0);
+const duplicateBody = () => duplicate;
+
+const SERVERS: ServerSpec[] = [
+  { key: 'raw', script: './servers/raw-http.server.js', args: [], validates: false },
+  ...ADAPTERS.flatMap((adapter) => [
+    { key: `${adapter}-validation`, script: './servers/validation-pipe.server.js', args: [`--adapter=${adapter}`], validates: true },
+    { key: `${adapter}-plain`, script: './servers/plain-nest.server.js', args: [`--adapter=${adapter}`], validates: false },
+    { key: `${adapter}-package`, script: './servers/package.server.js', args: [`--adapter=${adapter}`], validates: true },
+  ]),
+];
+
+const SCENARIOS: Scenario[] = [
+  { key: 'raw', label: '1 raw node:http', server: 'raw', body: uniqueBody },
+  ...ADAPTERS.flatMap((adapter) => [
+    { key: `${adapter}-validation`, label: `${adapter} 2 ValidationPipe + DTOs`, server: `${adapter}-validation`, body: uniqueBody },
+    { key: `${adapter}-plain`, label: `${adapter} 3 plain Nest route`, server: `${adapter}-plain`, body: uniqueBody },
+    { key: `${adapter}-package`, label: `${adapter} 4 nestjs-payouts`, server: `${adapter}-package`, body: uniqueBody },
+    {
+      key: `${adapter}-duplicate`,
+      label: `${adapter} 4 nestjs-payouts, duplicates`,
+      server: `${adapter}-package`,
+      body: duplicateBody,
+    },
+  ]),
+];
+
+/** Package route ÷ plain Nest route: the targets of the benchmark. */
+const PLAIN_ROUTE_TARGETS: Record<Adapter, number> = { express: 0.95, fastify: 0.8 };
+
+interface Sample extends LoadResult {
+  readonly rssBytes: number;
+}
+
+/** Items 1-4: the notification route against what a user would write, interleaved round by round. */
+export async function measureNotificationRoute(settings: LoadSettings): Promise<{ failures: number }> {
+  const servers = new Map<string, BenchChild>();
+  try {
+    await Promise.all(
+      SERVERS.map(async (spec) => {
+        const server = await BenchChild.start(spec.key, spec.script, spec.args);
+        servers.set(spec.key, server);
+        await probe(spec, server.port);
+      }),
+    );
+    const run = async (scenario: Scenario, seconds: number): Promise<Sample> => {
+      const server = servers.get(scenario.server)!;
+      const result = await postNotifications(server.port, seconds, scenario.body);
+      const { rssBytes } = await server.call<MemorySample>('memory');
+      return { ...result, rssBytes };
+    };
+
+    for (const scenario of SCENARIOS) await run(scenario, settings.warmupSeconds);
+    const rounds: Map<string, Sample>[] = [];
+    for (let round = 0; round < settings.rounds; round++) {
+      const samples = new Map<string, Sample>();
+      for (const scenario of SCENARIOS) samples.set(scenario.key, await run(scenario, settings.durationSeconds));
+      rounds.push(samples);
+    }
+    return { failures: report(settings, rounds) };
+  } finally {
+    await Promise.all([...servers.values()].map((server) => server.stop()));
+  }
+}
+
+/** Makes sure each server answers what the bench assumes before its figures count. */
+async function probe(spec: ServerSpec, port: number): Promise<void> {
+  const valid = await postJson(port, NOTIFICATION_PATH_WITH_TOKEN, uniqueBody());
+  if (valid.status !== 200 || valid.body !== ACK_BODY || !valid.contentType?.startsWith('application/json')) {
+    throw new Error(`${spec.key}: expected a 200 JSON ack, got ${valid.status} ${valid.contentType} ${valid.body}`);
+  }
+  if (spec.validates) {
+    const invalid = await postJson(port, NOTIFICATION_PATH_WITH_TOKEN, INVALID_NOTIFICATION_BODY);
+    if (invalid.status !== 400) throw new Error(`${spec.key}: expected 400 for an invalid notification, got ${invalid.status}`);
+  }
+}
+
+function report(settings: LoadSettings, rounds: Map<string, Sample>[]): number {
+  const medianOf = (key: string, pick: (sample: Sample) => number) => median(rounds.map((round) => pick(round.get(key)!)));
+  const ratioOf = (key: string, baseline: string) =>
+    median(rounds.map((round) => round.get(key)!.requestsPerSecond / round.get(baseline)!.requestsPerSecond));
+  let failures = 0;
+
+  printTable(
+    `Notification route: ${settings.rounds} rounds × ${settings.durationSeconds} s, 50 connections (medians)`,
+    ['Scenario', 'req/s', 'p50 ms', 'p99 ms', 'avg ms', 'RSS MiB', 'failed'],
+    SCENARIOS.map((scenario) => {
+      const failed = rounds.reduce((sum, round) => sum + round.get(scenario.key)!.failures, 0);
+      failures += failed;
+      return [
+        scenario.label,
+        medianOf(scenario.key, (sample) => sample.requestsPerSecond),
+        medianOf(scenario.key, (sample) => sample.p50Ms),
+        medianOf(scenario.key, (sample) => sample.p99Ms),
+        medianOf(scenario.key, (sample) => sample.averageMs),
+        medianOf(scenario.key, (sample) => sample.rssBytes / MIB),
+        failed,
+      ];
+    }),
+  );
+
+  printTable(
+    'Notification route ratios (median of per-round req/s ratios)',
+    ['Adapter', 'Ratio', 'Value', 'Target', 'Met'],
+    ADAPTERS.flatMap((adapter) => {
+      const target = PLAIN_ROUTE_TARGETS[adapter];
+      const versusPlain = ratioOf(`${adapter}-package`, `${adapter}-plain`);
+      return [
+        [adapter, '4/3 package ÷ plain Nest', formatRatio(versusPlain), `≥ ${target.toFixed(2)}x`, versusPlain >= target ? 'yes' : 'no'],
+        [adapter, '4/2 package ÷ ValidationPipe', formatRatio(ratioOf(`${adapter}-package`, `${adapter}-validation`)), '', ''],
+        [adapter, '4/1 package ÷ raw node:http', formatRatio(ratioOf(`${adapter}-package`, 'raw')), '', ''],
+        [adapter, '4 duplicates ÷ 3 plain Nest', formatRatio(ratioOf(`${adapter}-duplicate`, `${adapter}-plain`)), '', ''],
+      ];
+    }),
+  );
+  return failures;
+}

@@ -1,0 +1,32 @@
+import 'reflect-metadata';
+import type { INestApplication, Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import type { AddressInfo } from 'node:net';
+import { runChild } from '../child-main.js';
+
+export type AdapterName = 'express' | 'fastify';
+
+/** Every Nest bench server is the same app shell on the adapter named by `--adapter=express|fastify`. */
+export function serveNestApp(rootModule: Type<unknown>): Promise<void> {
+  return runChild(async () => {
+    const adapter = adapterFromArgs();
+    const app: INestApplication = await NestFactory.create(
+      rootModule,
+      adapter === 'fastify' ? new FastifyAdapter() : new ExpressAdapter(),
+      { logger: false },
+    );
+    await app.listen(0, '127.0.0.1');
+    return {
+      port: (app.getHttpServer().address() as AddressInfo).port,
+      close: () => app.close(),
+    };
+  });
+}
+
+function adapterFromArgs(): AdapterName {
+  const value = process.argv.find((arg) => arg.startsWith('--adapter='))?.slice('--adapter='.length);
+  if (value !== 'express' && value !== 'fastify') throw new Error('expected --adapter=express or --adapter=fastify');
+  return value;
+}

@@ -1,0 +1,34 @@
+import { InMemoryNotificationDedupeStore } from 'nestjs-payouts';
+import { runChild } from '../child-main.js';
+
+/** 6. Distinct notifications through the default dedupe store, as the route records them: claim, then complete. */
+export interface FillResult {
+  readonly notifications: number;
+  readonly entries: number;
+}
+
+/** A key of the same shape as the route's (URI-encoded parts joined by ':'), with a distinct payment method id. */
+function dedupeKey(sequence: number): string {
+  return ['PAYMENT_METHOD_ADDED', 'shp_7Hq2LmX9', `pmt_${sequence.toString().padStart(12, '0')}`, '2025-03-14T09:26:53.589Z']
+    .map(encodeURIComponent)
+    .join(':');
+}
+
+await runChild(async () => {
+  const store = new InMemoryNotificationDedupeStore();
+  let notifications = 0;
+  return {
+    commands: {
+      /** Records more distinct notifications until `total` have gone through the store. */
+      fill: async (total) => {
+        while (notifications < (total as number)) {
+          const key = dedupeKey(notifications++);
+          await store.claim(key);
+          await store.complete(key);
+        }
+        return { notifications, entries: store.size };
+      },
+    },
+    close: async () => {},
+  };
+});

@@ -1,0 +1,13 @@
+import type { IncomingHttpHeaders } from 'node:http';
+
+/** What a handler gets besides the notification itself. */
+export interface NotificationContext {
+  /** The body bytes as received; `undefined` unless the app was created with `rawBody: true`. */
+  readonly rawBody: Buffer | undefined;
+  readonly headers: IncomingHttpHeaders;
+  readonly receivedAt: Date;
+  /** Identifies the notification across re-sends: event type, shopper id, payment method id and timestamp. */
+  readonly dedupeKey: string;
+  /** The client address, after the app's trust-proxy setting. */
+  readonly ip: string | undefined;
+}

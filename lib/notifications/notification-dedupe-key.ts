@@ -1,0 +1,16 @@
+import type { PaymentMethodNotification } from './payment-method-notification.js';
+
+/**
+ * Identifies a notification across the service's re-sends: same event, shopper, payment method and time.
+ * Parts are URI-encoded so that no id can contain the separator.
+ */
+export function notificationDedupeKey(notification: PaymentMethodNotification): string {
+  return [
+    notification.eventType,
+    notification.shopper.id,
+    notification.paymentMethod.id,
+    notification.timestamp,
+  ]
+    .map(encodeURIComponent)
+    .join(':');
+}

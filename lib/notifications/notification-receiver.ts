@@ -1,0 +1,150 @@
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { PAYOUTS_CONFIG } from '../payouts.constants.js';
+import type { PayoutsConfig } from '../payouts-config.js';
+import { stackOf } from './error-stack.js';
+import type { NotificationContext } from './notification-context.interface.js';
+import type { NotificationDedupeStore } from './notification-dedupe-store.interface.js';
+import { notificationDedupeKey } from './notification-dedupe-key.js';
+import type { NotificationHandler, NotificationHandlerTable } from './notification-handler-table.js';
+import { NotificationHandlersExplorer } from './notification-handlers.explorer.js';
+import type { NotificationHttpRequest } from './notification-http-request.interface.js';
+import {
+  createNotificationReplyWriter,
+  NotificationReplies,
+  NotificationReply,
+  type NotificationReplyWriter,
+} from './notification-reply.js';
+import { createNotificationVerifier, type NotificationVerifier } from './notification-verifier.js';
+import type { PaymentMethodNotification } from './payment-method-notification.js';
+import { parsePaymentMethodNotification } from './payment-method-notification.parser.js';
+
+/**
+ * Turns one HTTP request into a reply: content type, size, verification, validation, dedupe, handlers.
+ * Everything that can be prepared is prepared in `onModuleInit`, before the app accepts requests.
+ */
+@Injectable()
+export class NotificationReceiver implements OnModuleInit {
+  private readonly logger = new Logger('PayoutsNotifications');
+  private handlers!: NotificationHandlerTable;
+  private verify: NotificationVerifier | undefined;
+  private writeReply!: NotificationReplyWriter;
+  private bodyLimitBytes = 0;
+  private dedupeStore!: NotificationDedupeStore;
+
+  constructor(
+    @Inject(PAYOUTS_CONFIG) private readonly config: PayoutsConfig,
+    @Inject(NotificationHandlersExplorer) private readonly explorer: NotificationHandlersExplorer,
+    @Inject(HttpAdapterHost) private readonly adapterHost: HttpAdapterHost,
+  ) {}
+
+  onModuleInit(): void {
+    const config = this.config.notifications;
+    if (!config) return;
+    this.handlers = this.explorer.explore();
+    if (config.verification === 'none') {
+      this.logger.warn(
+        `Notifications verification is 'none': anyone who finds /${config.path} can post notifications. ` +
+          'Configure notifications.verification (secret, allowedIps or verify) in production.',
+      );
+    } else {
+      this.verify = createNotificationVerifier(config.verification, this.logger);
+    }
+    this.writeReply = createNotificationReplyWriter(this.adapterHost.httpAdapter?.getType());
+    this.bodyLimitBytes = config.bodyLimitBytes;
+    this.dedupeStore = config.dedupeStore;
+  }
+
+  async receive(request: NotificationHttpRequest, response: unknown): Promise<void> {
+    this.writeReply(response, await this.reply(request));
+  }
+
+  private async reply(request: NotificationHttpRequest): Promise<NotificationReply> {
+    const receivedAt = new Date();
+    const { headers } = request;
+    if (!isJsonMediaType(headers['content-type'])) return NotificationReplies.unsupportedMediaType;
+    if (bodySize(request) > this.bodyLimitBytes) return NotificationReplies.payloadTooLarge;
+    // Verification comes before any look at the body, so an unverified caller learns nothing about it.
+    if (this.verify) {
+      const verdict = this.verify(request);
+      if (verdict !== true && (verdict === false || !(await verdict))) return NotificationReplies.unauthorized;
+    }
+    const { body } = request;
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return NotificationReplies.notAnObject;
+    const parsed = parsePaymentMethodNotification(body as Record<string, unknown>);
+    if (parsed.errors) return NotificationReply.invalid(parsed.errors);
+
+    const { notification } = parsed;
+    const dedupeKey = notificationDedupeKey(notification);
+    const handlers = this.handlers.forEvent(notification.eventType);
+    if (handlers.length === 0) {
+      this.logger.warn(`No handler for ${notification.eventType} notification ${dedupeKey}; acknowledged`);
+      return NotificationReplies.ack;
+    }
+    const context: NotificationContext = { rawBody: request.rawBody, headers, receivedAt, dedupeKey, ip: request.ip };
+    return this.dispatch(handlers, notification, context);
+  }
+
+  /** Runs the handlers once per notification: re-sends of a handled one are acknowledged without running them. */
+  private async dispatch(
+    handlers: readonly NotificationHandler[],
+    notification: PaymentMethodNotification,
+    context: NotificationContext,
+  ): Promise<NotificationReply> {
+    const key = context.dedupeKey;
+    let claim: string;
+    try {
+      claim = await this.dedupeStore.claim(key);
+    } catch (error) {
+      this.logger.error(`The dedupe store failed to claim notification ${key}; not acknowledged`, stackOf(error));
+      return NotificationReplies.failed;
+    }
+    if (claim === 'handled') return NotificationReplies.ack;
+    if (claim !== 'claimed') return NotificationReplies.inProgress;
+
+    // Every handler runs to completion, even when another fails, so the reply never precedes running handlers.
+    const outcomes = await Promise.allSettled(handlers.map((handler) => handler.invoke(notification, context)));
+    let failed = false;
+    outcomes.forEach((outcome, index) => {
+      if (outcome.status === 'rejected') {
+        failed = true;
+        this.logger.error(
+          `${handlers[index]!.name} failed on notification ${key}; not acknowledged, so the service sends it again`,
+          stackOf(outcome.reason),
+        );
+      }
+    });
+    if (failed) {
+      await this.settle(() => this.dedupeStore.release(key), `release notification ${key}`);
+      return NotificationReplies.failed;
+    }
+    // The handlers succeeded: acknowledge even if the store cannot record it, rather than have them run again.
+    await this.settle(() => this.dedupeStore.complete(key), `record notification ${key} as handled`);
+    return NotificationReplies.ack;
+  }
+
+  private async settle(operation: () => void | Promise<void>, description: string): Promise<void> {
+    try {
+      await operation();
+    } catch (error) {
+      this.logger.error(`The dedupe store failed to ${description}`, stackOf(error));
+    }
+  }
+}
+
+function isJsonMediaType(contentType: string | undefined): boolean {
+  if (contentType === 'application/json') return true;
+  if (contentType === undefined) return false;
+  const end = contentType.indexOf(';');
+  return (end === -1 ? contentType : contentType.slice(0, end)).trim().toLowerCase() === 'application/json';
+}
+
+/**
+ * The declared Content-Length when there is one (the framework parser already enforced it matches);
+ * for a chunked upload, the raw body when the app keeps it, else the size of the parsed JSON.
+ */
+function bodySize(request: NotificationHttpRequest): number {
+  const declared = request.headers['content-length'];
+  if (declared !== undefined) return Number(declared);
+  return request.rawBody?.length ?? Buffer.byteLength(JSON.stringify(request.body) ?? '');
+}

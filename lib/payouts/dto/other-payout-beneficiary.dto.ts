@@ -1,0 +1,12 @@
+import { IsNotEmpty, IsString } from 'class-validator';
+import { IsRequired } from './is-required.decorator.js';
+
+/** The recipient of a non-wallet payout: only the name is checked, other fields pass through. */
+export class OtherPayoutBeneficiaryDto {
+  [field: string]: unknown;
+
+  @IsNotEmpty()
+  @IsString()
+  @IsRequired()
+  name!: string;
+}

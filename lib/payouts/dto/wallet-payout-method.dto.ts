@@ -1,0 +1,23 @@
+import { Type } from 'class-transformer';
+import { Equals, IsObject, IsString, ValidateNested } from 'class-validator';
+import type { WalletPayoutMethod } from '../create-payout-request.interface.js';
+import { IsRequired } from './is-required.decorator.js';
+import { IsSnakeCase } from './is-snake-case.decorator.js';
+import { PayoutBeneficiaryDto } from './payout-beneficiary.dto.js';
+
+export class WalletPayoutMethodDto implements WalletPayoutMethod {
+  @Equals('wallet')
+  @IsRequired()
+  type!: 'wallet';
+
+  @IsSnakeCase()
+  @IsString()
+  @IsRequired()
+  payment_method!: string;
+
+  @ValidateNested()
+  @IsObject()
+  @Type(() => PayoutBeneficiaryDto)
+  @IsRequired()
+  beneficiary!: PayoutBeneficiaryDto;
+}

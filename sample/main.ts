@@ -1,0 +1,171 @@
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import {
+  type DeliveryReport,
+  deliver,
+  paymentMethodAddedNotification,
+  paymentMethodRemovedNotification,
+  type SimulatedNotification,
+} from 'nestjs-payouts/testing';
+import { AppModule } from './app.module.js';
+import { type MockPayoutsApi, startMockPayoutsApi } from './mock-payouts-api.js';
+import { SampleLogger } from './sample-logger.js';
+import { SavedCardsStore } from './saved-cards.store.js';
+import { WalletPayoutsService } from './wallet-payouts.service.js';
+
+/** The sender's 5-minute interval, shortened so that a failing step fails in seconds. */
+const DEMO_INTERVAL_MS = 200;
+const CREDENTIAL_VARIABLES = ['PAYOUTS_BASE_URL', 'PAYOUTS_API_KEY', 'PAYOUTS_ACCESS_TOKEN'] as const;
+
+class StepFailure extends Error {}
+
+let stepCount = 0;
+
+/** Runs one numbered step; a failure names the step and ends the run. */
+async function step<T>(title: string, action: () => Promise<T>): Promise<T> {
+  stepCount += 1;
+  print(`\n${stepCount}. ${title}`);
+  try {
+    return await action();
+  } catch (error) {
+    throw new StepFailure(`Step ${stepCount} (${title}) failed: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+function print(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+function check(condition: boolean, problem: string): void {
+  if (!condition) throw new Error(problem);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { serve: { type: 'boolean', default: false } } });
+  const missing = CREDENTIAL_VARIABLES.filter((name) => !process.env[name]);
+  if (missing.length > 0 && missing.length < CREDENTIAL_VARIABLES.length) {
+    throw new StepFailure(`Set all of ${CREDENTIAL_VARIABLES.join(', ')}, or none to use the mock API; missing: ${missing.join(', ')}.`);
+  }
+  const secretWasGenerated = !process.env.PAYOUTS_NOTIFICATIONS_SECRET;
+  process.env.PAYOUTS_NOTIFICATIONS_SECRET ||= randomBytes(16).toString('hex');
+  const secret = process.env.PAYOUTS_NOTIFICATIONS_SECRET;
+
+  print('nestjs-payouts sample: a wallet payout, then two payment-method notifications');
+  const mock = await step('Payouts API', async () => {
+    if (missing.length === 0) {
+      print(`   Using ${process.env.PAYOUTS_BASE_URL} with the credentials from the environment.`);
+      return undefined;
+    }
+    const api = await startMockPayoutsApi();
+    Object.assign(process.env, {
+      PAYOUTS_BASE_URL: api.baseUrl,
+      PAYOUTS_API_KEY: api.apiKey,
+      PAYOUTS_ACCESS_TOKEN: api.accessToken,
+    });
+    print(`   Mock payouts API at ${api.baseUrl}: it checks X-API-Key, Authorization: Bearer <JWT> and the body.`);
+    return api;
+  });
+
+  const app = await step('Start the Nest app', async () => {
+    const nest = await NestFactory.create(AppModule, { logger: new SampleLogger(values.serve) });
+    nest.enableShutdownHooks();
+    if (!values.serve) {
+      await nest.listen(0, '127.0.0.1');
+    } else if (process.env.HOST) {
+      await nest.listen(Number(process.env.PORT ?? 3000), process.env.HOST);
+    } else {
+      // Every interface, so that the payouts service can reach the app.
+      await nest.listen(Number(process.env.PORT ?? 3000));
+    }
+    return nest;
+  });
+  const port = (app.getHttpServer().address() as { port: number }).port;
+  const route = `http://127.0.0.1:${port}/payouts/notifications`;
+  print(`   Notification route: ${route}?token=<secret>`);
+
+  try {
+    await runSteps(app, route, secret, mock);
+  } catch (error) {
+    await app.close();
+    await mock?.close();
+    throw error;
+  }
+
+  if (!values.serve) {
+    await app.close();
+    await mock?.close();
+    print('\nAll steps passed.');
+    return;
+  }
+  print(`\nServing. Register this notification URL: http://<your-host>:${port}/payouts/notifications?token=<secret>`);
+  if (secretWasGenerated) {
+    print(`The secret was generated for this run: ${secret}. Set PAYOUTS_NOTIFICATIONS_SECRET to choose it.`);
+  }
+  print(`Try: npx nestjs-payouts simulate --url "${route}?token=<secret>" --event added`);
+  print('Press Ctrl+C to stop.');
+  // The app closes itself on the signal (enableShutdownHooks); the mock API is the sample's to close.
+  process.once('SIGINT', () => void mock?.close());
+  process.once('SIGTERM', () => void mock?.close());
+}
+
+async function runSteps(app: INestApplication, route: string, secret: string, mock: MockPayoutsApi | undefined) {
+  const savedCards = app.get(SavedCardsStore);
+
+  await step('Create a wallet payout with PayoutsService.createPayout()', async () => {
+    const result = await app.get(WalletPayoutsService).payOut({
+      name: 'Jane Doe',
+      phoneNumber: '254700000001',
+      amount: '125.50',
+      currency: 'KES',
+      country: 'KE',
+      reference: 'seller-earnings-2030-05',
+    });
+    print(`   Payouts API replied HTTP ${result.status}: ${JSON.stringify(result.body)}`);
+    if (mock) {
+      check(mock.requests.length === 1, `the mock API received ${mock.requests.length} requests, expected 1`);
+      print('   The mock API accepted both credential headers and every field of the body.');
+    }
+  });
+
+  const added = paymentMethodAddedNotification();
+  await step('Deliver PAYMENT_METHOD_ADDED through the simulator', async () => {
+    const report = await deliverToApp(`${route}?token=${secret}`, added);
+    check(report.delivered, 'the app did not acknowledge the notification');
+    const cards = savedCards.cardsOf(added.shopper.id);
+    check(cards.some((card) => card.paymentMethodId === added.paymentMethod.id), 'the onAdded handler did not save the card');
+    print(`   Saved cards of ${added.shopper.id}: ${cards.map((card) => `${card.paymentMethodId} ending ${card.lastFour}`).join(', ')}`);
+  });
+
+  await step('Deliver PAYMENT_METHOD_REMOVED through the simulator', async () => {
+    const removed = paymentMethodRemovedNotification();
+    const report = await deliverToApp(`${route}?token=${secret}`, removed);
+    check(report.delivered, 'the app did not acknowledge the notification');
+    check(savedCards.cardsOf(removed.shopper.id).length === 0, 'the onRemoved handler did not remove the card');
+    print(`   Saved cards of ${removed.shopper.id}: none`);
+  });
+
+  await step('Deliver a notification with a wrong token (2 attempts)', async () => {
+    const report = await deliverToApp(`${route}?token=wrong-token`, paymentMethodAddedNotification(), 2);
+    check(!report.delivered, 'the app acknowledged a notification with a wrong token');
+    check(report.attempts.every((attempt) => attempt.status === 401), 'the app did not reply 401 to a wrong token');
+    check(savedCards.cardsOf(added.shopper.id).length === 0, 'a handler ran for a notification with a wrong token');
+    print('   Refused, and no handler ran. The real sender would alert the merchant\'s technical contact now.');
+  });
+}
+
+async function deliverToApp(url: string, notification: SimulatedNotification, attempts?: number): Promise<DeliveryReport> {
+  const report = await deliver(url, notification, { attempts, intervalMs: DEMO_INTERVAL_MS });
+  for (const attempt of report.attempts) {
+    const reply = attempt.status === undefined ? 'no reply' : `HTTP ${attempt.status} ${attempt.body}`;
+    print(`   Sender, attempt ${attempt.attempt}: ${reply} -> ${attempt.acknowledged ? 'acknowledged' : 'not acknowledged'}`);
+  }
+  return report;
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`\n${error instanceof StepFailure ? error.message : (error as Error).stack}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,52 @@
+import { Injectable } from '@nestjs/common';
+import {
+  OnPaymentMethodAdded,
+  OnPaymentMethodEvent,
+  OnPaymentMethodRemoved,
+} from '../../lib/notifications/notification-handler.decorators.js';
+import type { NotificationContext } from '../../lib/notifications/notification-context.interface.js';
+import { PaymentMethodNotification } from '../../lib/notifications/payment-method-notification.js';
+
+export interface ReceivedNotification {
+  readonly handler: string;
+  readonly notification: PaymentMethodNotification;
+  readonly context: NotificationContext;
+}
+
+/** Records what each handler receives; `behaviour` lets a test make the handlers wait or fail. */
+@Injectable()
+export class CardEvents {
+  readonly received: ReceivedNotification[] = [];
+  behaviour: (notification: PaymentMethodNotification) => void | Promise<void> = () => undefined;
+
+  @OnPaymentMethodAdded()
+  async added(notification: PaymentMethodNotification, context: NotificationContext): Promise<void> {
+    this.received.push({ handler: 'added', notification, context });
+    await this.behaviour(notification);
+  }
+
+  @OnPaymentMethodRemoved()
+  removed(notification: PaymentMethodNotification, context: NotificationContext): void {
+    this.received.push({ handler: 'removed', notification, context });
+  }
+}
+
+/** A second handler of every event, in another class, to show that all matching handlers run. */
+@Injectable()
+export class AuditTrail {
+  readonly received: ReceivedNotification[] = [];
+
+  @OnPaymentMethodEvent()
+  record(notification: PaymentMethodNotification, context: NotificationContext): void {
+    this.received.push({ handler: 'any', notification, context });
+  }
+}
+
+/** A promise with its resolve function, to hold a handler until the test lets it go. */
+export function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
+}

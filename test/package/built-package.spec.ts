@@ -1,0 +1,37 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '..', '..');
+
+/** Runs a snippet in a real Node process inside the package, so `nestjs-payouts` resolves through its own `exports`. */
+function runNode(args: string[]): string {
+  return execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8', timeout: 15_000 }).trim();
+}
+
+const listExports = `Object.keys(mod).filter((name) => name !== 'default').sort().join(',')`;
+
+describe('the built package', () => {
+  it('is imported by a Node ESM process from dist/', () => {
+    const names = runNode([
+      '--input-type=module',
+      '-e',
+      `import 'reflect-metadata'; const mod = await import('nestjs-payouts'); console.log(${listExports});`,
+    ]).split(',');
+    expect(names).toEqual(expect.arrayContaining(['PayoutsModule', 'PayoutsService', 'PayoutsError']));
+  });
+
+  it('is required by a CommonJS process, which gets the same exports', () => {
+    const esm = runNode(['--input-type=module', '-e', `const mod = await import('nestjs-payouts'); console.log(${listExports});`]);
+    const cjs = runNode(['--input-type=commonjs', '-e', `const mod = require('nestjs-payouts'); console.log(${listExports});`]);
+    expect(cjs).toBe(esm);
+    expect(cjs).toContain('PayoutsModule');
+  });
+
+  it('serves the testing entry point to both module systems', () => {
+    const esm = runNode(['--input-type=module', '-e', `const mod = await import('nestjs-payouts/testing'); console.log(${listExports});`]);
+    const cjs = runNode(['--input-type=commonjs', '-e', `const mod = require('nestjs-payouts/testing'); console.log(${listExports});`]);
+    expect(esm.length).toBeGreaterThan(0);
+    expect(cjs).toBe(esm);
+  });
+});

@@ -1,0 +1,95 @@
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/** One request as the stub received it. */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The body bytes as UTF-8 text, exactly as sent. */
+  body: string;
+}
+
+/**
+ * What the stub does with a request: reply (a string body is sent as is, anything else as JSON),
+ * `'destroy'` the socket after reading the request, or `'hang'` without replying.
+ */
+export type StubReply = { status: number; headers?: Record<string, string>; body?: unknown } | 'destroy' | 'hang';
+
+/** Decides the reply; a promise lets a test hold replies back until several requests have arrived. */
+export type StubHandler = (request: RecordedRequest, index: number) => StubReply | Promise<StubReply>;
+
+export const CREATED_PAYOUT = { id: 'po_123', status: 'pending' };
+
+/** A payouts API on 127.0.0.1 that records every request and answers as scripted. */
+export class PayoutsApiStub {
+  readonly requests: RecordedRequest[] = [];
+  /** Every TCP connection accepted so far, open or closed. */
+  readonly connections: Socket[] = [];
+  private handler: StubHandler = () => ({ status: 201, body: CREATED_PAYOUT });
+
+  private constructor(
+    private readonly server: ReturnType<typeof createServer>,
+    /** The base URL to configure, without the `/payouts` path. */
+    readonly baseUrl: string,
+  ) {}
+
+  static async start(): Promise<PayoutsApiStub> {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const stub = new PayoutsApiStub(server, `http://127.0.0.1:${port}`);
+    server.on('connection', (socket) => stub.connections.push(socket));
+    server.on('request', (request, response) => stub.receive(request, response));
+    return stub;
+  }
+
+  /** Answers the requests in this order; the last reply repeats. */
+  reply(...replies: StubReply[]): void {
+    this.handler = (_request, index) => replies[Math.min(index, replies.length - 1)]!;
+  }
+
+  handle(handler: StubHandler): void {
+    this.handler = handler;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private receive(request: IncomingMessage, response: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const recorded: RecordedRequest = {
+        method: request.method ?? '',
+        path: request.url ?? '',
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
+      this.requests.push(recorded);
+      const reply = this.handler(recorded, this.requests.length - 1);
+      void Promise.resolve(reply).then((settled) => this.send(settled, request, response));
+    });
+  }
+
+  private send(reply: StubReply, request: IncomingMessage, response: ServerResponse): void {
+    if (reply === 'destroy') {
+      request.socket.destroy();
+    } else if (reply !== 'hang') {
+      const body = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? {});
+      response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
+      response.end(body);
+    }
+  }
+}
+
+/** A loopback address where nothing listens, so connecting is refused. */
+export async function refusingBaseUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}`;
+}

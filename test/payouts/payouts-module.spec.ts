@@ -1,0 +1,215 @@
+import { Controller, Get, Injectable, Module } from '@nestjs/common';
+import { ConfigModule, ConfigService } from '@nestjs/config';
+import { NestFactory } from '@nestjs/core';
+import { Test } from '@nestjs/testing';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PayoutsConfigError } from '../../lib/errors/payouts-config.error.js';
+import { PayoutsError } from '../../lib/errors/payouts.error.js';
+import { PayoutsModule } from '../../lib/payouts.module.js';
+import type { PayoutsModuleOptions, PayoutsOptionsFactory } from '../../lib/payouts-options.interface.js';
+import { PayoutsService } from '../../lib/payouts/payouts.service.js';
+import { PayoutsApiStub } from './payouts-api-stub.js';
+import { walletPayoutRequest } from './payout-request.fixture.js';
+import { ACCESS_TOKEN, API_KEY, payoutsOptions, type PayoutsTestApp, startPayoutsApp } from './payouts-test-app.js';
+
+const CONFIG_API_KEY = 'config-api-key-93d1';
+const CONFIG_TOKEN = 'config-token-6a2f';
+
+/** Options read from @nestjs/config, as an app would read them from its environment. */
+function configModule(baseUrl: string) {
+  return ConfigModule.forRoot({
+    ignoreEnvFile: true,
+    load: [() => ({ PAYOUTS_BASE_URL: baseUrl, PAYOUTS_API_KEY: CONFIG_API_KEY, PAYOUTS_ACCESS_TOKEN: CONFIG_TOKEN })],
+  });
+}
+
+function optionsFrom(config: ConfigService): PayoutsModuleOptions {
+  return {
+    baseUrl: config.getOrThrow<string>('PAYOUTS_BASE_URL'),
+    apiKey: config.getOrThrow<string>('PAYOUTS_API_KEY'),
+    accessToken: config.getOrThrow<string>('PAYOUTS_ACCESS_TOKEN'),
+    notifications: false,
+  };
+}
+
+@Injectable()
+class PayoutsOptionsFromConfig implements PayoutsOptionsFactory {
+  constructor(private readonly config: ConfigService) {}
+
+  createPayoutsOptions(): PayoutsModuleOptions {
+    return optionsFrom(this.config);
+  }
+}
+
+describe('PayoutsModule registration', () => {
+  let stub: PayoutsApiStub;
+  let started: PayoutsTestApp | undefined;
+
+  beforeEach(async () => {
+    stub = await PayoutsApiStub.start();
+  });
+
+  afterEach(async () => {
+    await started?.app.close();
+    started = undefined;
+    await stub.close();
+  });
+
+  async function expectCredentialsSent(apiKey: string, token: string): Promise<void> {
+    await started!.payouts.createPayout(walletPayoutRequest());
+    expect(stub.requests[0]!.headers).toMatchObject({ 'x-api-key': apiKey, authorization: `Bearer ${token}` });
+  }
+
+  it('forRoot', async () => {
+    started = await startPayoutsApp(PayoutsModule.forRoot(payoutsOptions(stub.baseUrl)));
+    await expectCredentialsSent(API_KEY, ACCESS_TOKEN);
+  });
+
+  it('forRootAsync with a factory that injects ConfigService', async () => {
+    started = await startPayoutsApp(
+      PayoutsModule.forRootAsync({
+        imports: [configModule(stub.baseUrl)],
+        inject: [ConfigService],
+        useFactory: (config: ConfigService) => optionsFrom(config),
+      }),
+    );
+    await expectCredentialsSent(CONFIG_API_KEY, CONFIG_TOKEN);
+  });
+
+  it('forRootAsync with an async factory', async () => {
+    started = await startPayoutsApp(
+      PayoutsModule.forRootAsync({
+        useFactory: async () => payoutsOptions(stub.baseUrl, { apiKey: 'async-key' }),
+      }),
+    );
+    await expectCredentialsSent('async-key', ACCESS_TOKEN);
+  });
+
+  it('forRootAsync with useClass and createPayoutsOptions()', async () => {
+    started = await startPayoutsApp(
+      PayoutsModule.forRootAsync({ imports: [configModule(stub.baseUrl)], useClass: PayoutsOptionsFromConfig }),
+    );
+    await expectCredentialsSent(CONFIG_API_KEY, CONFIG_TOKEN);
+  });
+
+  describe('isGlobal', () => {
+    @Controller('feature')
+    class FeatureController {
+      constructor(private readonly payouts: PayoutsService) {}
+
+      @Get('payout')
+      async payout(): Promise<unknown> {
+        return (await this.payouts.createPayout(walletPayoutRequest('req_feature'))).body;
+      }
+    }
+
+    @Module({ controllers: [FeatureController] })
+    class FeatureModule {}
+
+    it('lets a feature module inject PayoutsService without importing PayoutsModule', async () => {
+      @Module({
+        imports: [
+          PayoutsModule.forRootAsync({
+            isGlobal: true,
+            imports: [configModule(stub.baseUrl)],
+            inject: [ConfigService],
+            useFactory: optionsFrom,
+          }),
+          FeatureModule,
+        ],
+      })
+      class GlobalAppModule {}
+
+      const app = await NestFactory.create(GlobalAppModule, { logger: false, abortOnError: false });
+      try {
+        await app.listen(0, '127.0.0.1');
+        const response = await fetch(`${await app.getUrl()}/feature/payout`);
+        expect(response.status).toBe(200);
+        expect(await response.json()).toEqual({ id: 'po_123', status: 'pending' });
+        expect(JSON.parse(stub.requests[0]!.body)).toMatchObject({ request_id: 'req_feature' });
+      } finally {
+        await app.close();
+      }
+    });
+
+    it('is off by default', async () => {
+      const compiling = Test.createTestingModule({
+        imports: [PayoutsModule.forRoot(payoutsOptions(stub.baseUrl)), FeatureModule],
+      }).compile();
+      await expect(compiling).rejects.toThrow(/PayoutsService/);
+    });
+  });
+});
+
+describe('PayoutsModule options checked at bootstrap', () => {
+  const SECRET = 'sk_live_do_not_print_8c1f';
+  const bad: Array<[string, Partial<PayoutsModuleOptions> | Record<string, unknown>, string]> = [
+    ['baseUrl missing', { baseUrl: undefined }, 'baseUrl'],
+    ['baseUrl not a URL', { baseUrl: 'payouts.example.com' }, 'baseUrl'],
+    ['baseUrl not http(s)', { baseUrl: 'ftp://payouts.example.com' }, 'baseUrl'],
+    ['baseUrl with a query', { baseUrl: 'https://payouts.example.com/v1?key=1' }, 'baseUrl'],
+    ['baseUrl with credentials', { baseUrl: `https://merchant:${SECRET}@payouts.example.com` }, 'baseUrl'],
+    ['apiKey missing', { apiKey: undefined }, 'apiKey'],
+    ['apiKey empty', { apiKey: '' }, 'apiKey'],
+    ['apiKey with a trailing newline', { apiKey: `${SECRET}\n` }, 'apiKey'],
+    ['apiKey with spaces', { apiKey: `key ${SECRET}` }, 'apiKey'],
+    ['apiKey not a string', { apiKey: 12345 }, 'apiKey'],
+    ['accessToken missing', { accessToken: undefined }, 'accessToken'],
+    ['accessToken with the Bearer prefix', { accessToken: `Bearer ${SECRET}` }, 'accessToken'],
+    ['accessToken not a string or function', { accessToken: { token: SECRET } }, 'accessToken'],
+    ['timeoutMs zero', { timeoutMs: 0 }, 'timeoutMs'],
+    ['timeoutMs a string', { timeoutMs: '30000' }, 'timeoutMs'],
+    ['timeoutMs fractional', { timeoutMs: 1.5 }, 'timeoutMs'],
+    ['retries negative', { retries: -1 }, 'retries.maxRetries'],
+    ['retries a string', { retries: 'twice' }, 'retries'],
+    ['retries.maxRetries fractional', { retries: { maxRetries: 1.5 } }, 'retries.maxRetries'],
+    ['retries.baseDelayMs negative', { retries: { baseDelayMs: -10 } }, 'retries.baseDelayMs'],
+    ['retries.maxDelayMs not a number', { retries: { maxDelayMs: '1s' } }, 'retries.maxDelayMs'],
+    ['retries.retryOnStatus with a 2xx', { retries: { retryOnStatus: [503, 200] } }, 'retries.retryOnStatus'],
+  ];
+
+  async function bootstrapError(compile: () => Promise<unknown>): Promise<PayoutsConfigError> {
+    const error = await compile().then(
+      () => undefined,
+      (rejection: unknown) => rejection,
+    );
+    expect(error).toBeInstanceOf(PayoutsConfigError);
+    expect(error).toBeInstanceOf(PayoutsError);
+    return error as PayoutsConfigError;
+  }
+
+  it.each(bad)('forRoot fails compile() on %s, naming the option', async (_case, override, option) => {
+    const options = { ...payoutsOptions('https://payouts.example.com'), ...override } as PayoutsModuleOptions;
+    const error = await bootstrapError(() => Test.createTestingModule({ imports: [PayoutsModule.forRoot(options)] }).compile());
+
+    expect(error.option).toBe(option);
+    expect(error.message).toMatch(new RegExp(`^PayoutsModule option "${option.replace('.', '\\.')}" is invalid: expected .+\\.$`));
+    expect(error.message).not.toContain(SECRET);
+    expect(JSON.stringify(error)).not.toContain(SECRET);
+  });
+
+  it.each(bad)('forRootAsync fails app creation on %s', async (_case, override, option) => {
+    @Module({
+      imports: [
+        PayoutsModule.forRootAsync({
+          useFactory: async () => ({ ...payoutsOptions('https://payouts.example.com'), ...override }) as PayoutsModuleOptions,
+        }),
+      ],
+    })
+    class BadAppModule {}
+
+    const error = await bootstrapError(() => NestFactory.create(BadAppModule, { logger: false, abortOnError: false }));
+
+    expect(error.option).toBe(option);
+    expect(error.message).not.toContain(SECRET);
+  });
+
+  it('rejects missing options altogether', async () => {
+    const error = await bootstrapError(() =>
+      Test.createTestingModule({
+        imports: [PayoutsModule.forRootAsync({ useFactory: () => undefined as unknown as PayoutsModuleOptions })],
+      }).compile(),
+    );
+    expect(error.option).toBe('options');
+  });
+});

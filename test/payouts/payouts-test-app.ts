@@ -1,0 +1,62 @@
+import { Body, Controller, type DynamicModule, type INestApplication, type LoggerService, Module, Post } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { PayoutsModule } from '../../lib/payouts.module.js';
+import type { PayoutsModuleOptions } from '../../lib/payouts-options.interface.js';
+import type { CreatePayoutRequest } from '../../lib/payouts/create-payout-request.interface.js';
+import { PayoutsService } from '../../lib/payouts/payouts.service.js';
+
+export const API_KEY = 'test-api-key-5b1e9c0d7a';
+export const ACCESS_TOKEN = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ0ZXN0In0.static-token-4f8a';
+
+/** Module options against `baseUrl` with test credentials, tiny retry delays and no notification route. */
+export function payoutsOptions(baseUrl: string, overrides: Partial<PayoutsModuleOptions> = {}): PayoutsModuleOptions {
+  return {
+    baseUrl,
+    apiKey: API_KEY,
+    accessToken: ACCESS_TOKEN,
+    retries: { baseDelayMs: 1, maxDelayMs: 5 },
+    notifications: false,
+    ...overrides,
+  };
+}
+
+/** A merchant endpoint that passes its body to `createPayout`; errors reach Nest's exception handler. */
+@Controller('merchant')
+class MerchantPayoutsController {
+  constructor(private readonly payouts: PayoutsService) {}
+
+  @Post('payouts')
+  async create(@Body() request: CreatePayoutRequest): Promise<unknown> {
+    const result = await this.payouts.createPayout(request);
+    return result.body;
+  }
+}
+
+export interface PayoutsTestApp {
+  app: INestApplication;
+  payouts: PayoutsService;
+  /** Where the app listens, e.g. `http://127.0.0.1:40123`. */
+  url: string;
+}
+
+/** A real Nest application importing `payoutsModule`, listening on a free loopback port. */
+export async function startPayoutsApp(
+  payoutsModule: DynamicModule,
+  logger: LoggerService | false = false,
+): Promise<PayoutsTestApp> {
+  @Module({ imports: [payoutsModule], controllers: [MerchantPayoutsController] })
+  class MerchantAppModule {}
+
+  const app = await NestFactory.create(MerchantAppModule, { logger, abortOnError: false });
+  await app.listen(0, '127.0.0.1');
+  return { app, payouts: app.get(PayoutsService), url: await app.getUrl() };
+}
+
+/** `startPayoutsApp` with `PayoutsModule.forRoot(payoutsOptions(baseUrl, overrides))`. */
+export function startPayoutsAppFor(
+  baseUrl: string,
+  overrides: Partial<PayoutsModuleOptions> = {},
+  logger: LoggerService | false = false,
+): Promise<PayoutsTestApp> {
+  return startPayoutsApp(PayoutsModule.forRoot(payoutsOptions(baseUrl, overrides)), logger);
+}

@@ -1,0 +1,144 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { deliver, paymentMethodAddedNotification } from '../../lib/testing/index.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const TSC = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
+const SAMPLE_MAIN = fileURLToPath(new URL('../../sample/dist/main.js', import.meta.url));
+
+interface SampleRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The environment without any setting the sample reads, plus `extra`. */
+function sampleEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of Object.keys(env)) {
+    if (name.startsWith('PAYOUTS_') || name === 'PORT' || name === 'HOST') delete env[name];
+  }
+  return { ...env, ...extra };
+}
+
+function runSample(env: NodeJS.ProcessEnv): Promise<SampleRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SAMPLE_MAIN], { cwd: ROOT, env, timeout: 30_000 });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('npm run sample', () => {
+  let server: Server | undefined;
+  let serving: ChildProcess | undefined;
+
+  beforeAll(async () => {
+    // The package itself is built before the tests; the sample compiles against that build.
+    await promisify(execFile)(process.execPath, [TSC, '-p', 'sample/tsconfig.json'], { cwd: ROOT });
+  }, 60_000);
+
+  afterEach(async () => {
+    if (serving && serving.exitCode === null && serving.signalCode === null) {
+      const exited = once(serving, 'exit');
+      serving.kill('SIGTERM');
+      await exited;
+    }
+    serving = undefined;
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    server = undefined;
+  });
+
+  it('runs every step against the embedded mock API and exits 0', async () => {
+    const run = await runSample(sampleEnv());
+
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const steps = run.stdout.match(/^\d+\. .*$/gm);
+    expect(steps).toEqual([
+      '1. Payouts API',
+      '2. Start the Nest app',
+      '3. Create a wallet payout with PayoutsService.createPayout()',
+      '4. Deliver PAYMENT_METHOD_ADDED through the simulator',
+      '5. Deliver PAYMENT_METHOD_REMOVED through the simulator',
+      '6. Deliver a notification with a wrong token (2 attempts)',
+    ]);
+    expect(run.stdout).toMatch(/Payouts API replied HTTP 201: \{"id":"po_[0-9a-f]{16}","status":"pending"/);
+    expect(run.stdout).toContain('The mock API accepted both credential headers and every field of the body.');
+    expect(run.stdout).toContain('[PaymentMethodsListener] onAdded: saved card ending 4242 (pmt_3Vb8Hs1Ty6) for shopper shp_7Qk2Lm9Xr4');
+    expect(run.stdout).toContain('[PaymentMethodsListener] onRemoved: removed pmt_3Vb8Hs1Ty6 from shopper shp_7Qk2Lm9Xr4');
+    expect(run.stdout.match(/Sender, attempt 1: HTTP 200 \{"ResultCode":0\} -> acknowledged/g)).toHaveLength(2);
+    expect(run.stdout).toContain('Sender, attempt 2: HTTP 401 {"statusCode":401,"message":"Unauthorized"} -> not acknowledged');
+    expect(run.stdout).toMatch(/All steps passed\.\n$/);
+  });
+
+  it('targets the payouts API named by the environment, and names the step that failed', async () => {
+    const seen: { apiKey: unknown; authorization: unknown; url: unknown }[] = [];
+    server = createServer((req, res) => {
+      seen.push({ apiKey: req.headers['x-api-key'], authorization: req.headers.authorization, url: req.url });
+      req.resume().on('end', () => res.writeHead(403, { 'content-type': 'application/json' }).end('{"error":"forbidden"}'));
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+
+    const run = await runSample(
+      sampleEnv({
+        PAYOUTS_BASE_URL: `http://127.0.0.1:${port}/v1`,
+        PAYOUTS_API_KEY: 'env-api-key',
+        PAYOUTS_ACCESS_TOKEN: 'env-access-token',
+      }),
+    );
+
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(`Using http://127.0.0.1:${port}/v1 with the credentials from the environment.`);
+    expect(run.stderr).toMatch(/^\nStep 3 \(Create a wallet payout with PayoutsService\.createPayout\(\)\) failed: Payout request ".+" was rejected by the payouts API with HTTP 403\.\n$/);
+    expect(run.stderr).not.toContain('env-api-key');
+    expect(run.stderr).not.toContain('env-access-token');
+    expect(seen).toEqual([{ apiKey: 'env-api-key', authorization: 'Bearer env-access-token', url: '/v1/payouts' }]);
+  });
+
+  it('refuses a partial set of credentials', async () => {
+    const run = await runSample(sampleEnv({ PAYOUTS_BASE_URL: 'https://payouts.example.com' }));
+
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      'Set all of PAYOUTS_BASE_URL, PAYOUTS_API_KEY, PAYOUTS_ACCESS_TOKEN, or none to use the mock API; ' +
+        'missing: PAYOUTS_API_KEY, PAYOUTS_ACCESS_TOKEN.',
+    );
+  });
+
+  it('stays up with --serve and handles notifications sent to it', async () => {
+    const secret = 'serve-test-secret';
+    const child = spawn(process.execPath, [SAMPLE_MAIN, '--serve'], {
+      cwd: ROOT,
+      env: sampleEnv({ PORT: '0', HOST: '127.0.0.1', PAYOUTS_NOTIFICATIONS_SECRET: secret }),
+    });
+    serving = child;
+    let stdout = '';
+    child.stdout.setEncoding('utf8');
+    const ready = new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (chunk: string) => {
+        stdout += chunk;
+        const route = /Try: npx nestjs-payouts simulate --url "(http:\/\/127\.0\.0\.1:\d+\/payouts\/notifications)\?token=<secret>"/.exec(stdout);
+        if (stdout.includes('Press Ctrl+C to stop.') && route) resolve(route[1]!);
+      });
+      child.on('exit', (code) => reject(new Error(`the sample exited with ${code} before serving:\n${stdout}`)));
+    });
+    const route = await ready;
+
+    const report = await deliver(`${route}?token=${secret}`, paymentMethodAddedNotification(), { attempts: 1 });
+
+    expect(report.delivered).toBe(true);
+    expect(stdout).not.toContain(secret);
+    await expect.poll(() => stdout).toContain('[PaymentMethodsListener] onAdded: saved card ending 4242');
+  });
+});
