@@ -1,3 +1,5 @@
+import 'reflect-metadata';
+
 export { PayoutsModule } from './payouts.module.js';
 export type { PayoutsModuleAsyncOptions, PayoutsModuleForRootOptions } from './payouts.module-definition.js';
 export type {

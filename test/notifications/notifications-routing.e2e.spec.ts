@@ -1,4 +1,4 @@
-import { type CanActivate, type ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Injectable, SetMetadata, VersioningType } from '@nestjs/common';
 import { APP_GUARD, Reflector } from '@nestjs/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CardEvents } from './notification-handlers.fixture.js';
@@ -64,6 +64,18 @@ describe.each(ADAPTERS)('notification route on %s', (adapter) => {
     expect((await post(second.url('first'), cardAdded())).status).toBe(404);
     expect(first.app.get(CardEvents).received).toHaveLength(1);
     expect(second.app.get(CardEvents).received).toHaveLength(1);
+  });
+
+  it('keeps its path when the app enables URI versioning, and can be excluded from the global prefix', async () => {
+    const app = await start({
+      notifications: { verification: 'none' },
+      configure: (nest) => {
+        nest.setGlobalPrefix('api', { exclude: ['payouts/notifications'] });
+        nest.enableVersioning({ type: VersioningType.URI, defaultVersion: '1' });
+      },
+    });
+    expect((await post(app.url('payouts/notifications'), cardAdded())).status).toBe(200);
+    expect((await post(app.url('api/v1/payouts/notifications'), cardAdded())).status).toBe(404);
   });
 
   it("applies the user's controller decorators, so a global guard can let the service in", async () => {

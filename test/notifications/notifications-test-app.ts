@@ -23,6 +23,8 @@ export interface NotificationsAppOptions {
   host?: string;
   /** Express `trust proxy` setting, or Fastify's `trustProxy` option. */
   trustProxy?: boolean | string;
+  /** Any other app setting, applied before the app initialises. */
+  configure?: (app: INestApplication) => void;
 }
 
 export interface NotificationsApp {
@@ -60,6 +62,7 @@ export async function createNotificationsApp(options: NotificationsAppOptions): 
     (app as NestExpressApplication).set('trust proxy', options.trustProxy);
   }
   if (options.globalPrefix) app.setGlobalPrefix(options.globalPrefix);
+  options.configure?.(app);
   return app;
 }
 

@@ -26,8 +26,9 @@ describe('README code blocks', () => {
       join(workDir, 'tsconfig.json'),
       JSON.stringify({
         extends: '../tsconfig.json',
-        // Examples show a piece of an app, so names they declare for the reader may go unused.
-        compilerOptions: { rootDir: '.', noUnusedLocals: false, noUnusedParameters: false },
+        // Examples show a piece of an app, so names they declare for the reader may go unused;
+        // no `paths`, so `nestjs-payouts` is the built package a user installs.
+        compilerOptions: { rootDir: '.', paths: {}, noUnusedLocals: false, noUnusedParameters: false },
         include: files,
       }),
     );
