@@ -1,22 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PayoutsApiError } from '../../lib/errors/payouts-api.error.js';
-import { PayoutsApiStub } from './payouts-api-stub.js';
 import { walletPayoutRequest } from './payout-request.fixture.js';
-import { ACCESS_TOKEN, type PayoutsTestApp, startPayoutsAppFor } from './payouts-test-app.js';
+import { ACCESS_TOKEN, startPayoutsAppFor, usePayoutsTestbed } from './payouts-test-app.js';
 
 describe('access token', () => {
-  let stub: PayoutsApiStub;
-  let started: PayoutsTestApp | undefined;
-
-  beforeEach(async () => {
-    stub = await PayoutsApiStub.start();
-  });
-
-  afterEach(async () => {
-    await started?.app.close();
-    started = undefined;
-    await stub.close();
-  });
+  const testbed = usePayoutsTestbed();
 
   /** A token function handing out `token-1`, `token-2`, … and counting its calls. */
   function tokenSource(): { fetch: () => Promise<string>; calls: () => number } {
@@ -33,20 +21,20 @@ describe('access token', () => {
 
   /** The API accepts only `accepted`, answering 401 to any other token. */
   function acceptOnly(accepted: string): void {
-    stub.handle(({ headers }) =>
+    testbed.stub.handle(({ headers }) =>
       headers.authorization === `Bearer ${accepted}`
         ? { status: 201, body: { id: 'po_1' } }
         : { status: 401, body: { error: 'invalid_token' } },
     );
   }
 
-  const authorizations = () => stub.requests.map(({ headers }) => headers.authorization);
+  const authorizations = () => testbed.stub.requests.map(({ headers }) => headers.authorization);
 
   it('rejects a 401 at once when the token is a fixed string', async () => {
     acceptOnly('another-token');
-    started = await startPayoutsAppFor(stub.baseUrl);
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl);
 
-    const error = await started.payouts.createPayout(walletPayoutRequest('req_401')).catch((e: unknown) => e);
+    const error = await testbed.started.payouts.createPayout(walletPayoutRequest('req_401')).catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(PayoutsApiError);
     expect(error).toMatchObject({ status: 401, body: { error: 'invalid_token' }, requestId: 'req_401' });
@@ -55,19 +43,19 @@ describe('access token', () => {
 
   it('calls the token function on first use and caches its token', async () => {
     const source = tokenSource();
-    started = await startPayoutsAppFor(stub.baseUrl, { accessToken: source.fetch });
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl, { accessToken: source.fetch });
 
-    await started.payouts.createPayout(walletPayoutRequest('req_1'));
-    await started.payouts.createPayout(walletPayoutRequest('req_2'));
+    await testbed.started.payouts.createPayout(walletPayoutRequest('req_1'));
+    await testbed.started.payouts.createPayout(walletPayoutRequest('req_2'));
 
     expect(source.calls()).toBe(1);
     expect(authorizations()).toEqual(['Bearer token-1', 'Bearer token-1']);
   });
 
   it('accepts a synchronous token function', async () => {
-    started = await startPayoutsAppFor(stub.baseUrl, { accessToken: () => 'sync-token' });
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl, { accessToken: () => 'sync-token' });
 
-    await started.payouts.createPayout(walletPayoutRequest());
+    await testbed.started.payouts.createPayout(walletPayoutRequest());
 
     expect(authorizations()).toEqual(['Bearer sync-token']);
   });
@@ -75,22 +63,22 @@ describe('access token', () => {
   it('after a 401, fetches a fresh token and sends the same body again', async () => {
     const source = tokenSource();
     acceptOnly('token-2');
-    started = await startPayoutsAppFor(stub.baseUrl, { accessToken: source.fetch });
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl, { accessToken: source.fetch });
 
-    const result = await started.payouts.createPayout(walletPayoutRequest('req_refresh'));
+    const result = await testbed.started.payouts.createPayout(walletPayoutRequest('req_refresh'));
 
     expect(result.status).toBe(201);
     expect(source.calls()).toBe(2);
     expect(authorizations()).toEqual(['Bearer token-1', 'Bearer token-2']);
-    expect(new Set(stub.requests.map(({ body }) => body))).toEqual(new Set([JSON.stringify(walletPayoutRequest('req_refresh'))]));
+    expect(new Set(testbed.stub.requests.map(({ body }) => body))).toEqual(new Set([JSON.stringify(walletPayoutRequest('req_refresh'))]));
   });
 
   it('rejects a second 401 with PayoutsApiError, after one refresh', async () => {
     const source = tokenSource();
     acceptOnly('never-issued');
-    started = await startPayoutsAppFor(stub.baseUrl, { accessToken: source.fetch });
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl, { accessToken: source.fetch });
 
-    const error = await started.payouts.createPayout(walletPayoutRequest('req_denied')).catch((e: unknown) => e);
+    const error = await testbed.started.payouts.createPayout(walletPayoutRequest('req_denied')).catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(PayoutsApiError);
     expect(error).toMatchObject({ status: 401, requestId: 'req_denied' });
@@ -101,19 +89,19 @@ describe('access token', () => {
   it('shares one refresh among 10 concurrent callers that all got a 401', async () => {
     const source = tokenSource();
     acceptOnly('token-1');
-    started = await startPayoutsAppFor(stub.baseUrl, { accessToken: source.fetch });
-    await started.payouts.createPayout(walletPayoutRequest('req_first'));
-    stub.requests.length = 0;
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl, { accessToken: source.fetch });
+    await testbed.started.payouts.createPayout(walletPayoutRequest('req_first'));
+    testbed.stub.requests.length = 0;
     // token-1 has expired: its 401s are held back until all ten callers have sent it.
     let releaseRefusals!: () => void;
     const allRefused = new Promise<void>((resolve) => (releaseRefusals = resolve));
-    stub.handle(async ({ headers }) => {
+    testbed.stub.handle(async ({ headers }) => {
       if (headers.authorization === 'Bearer token-2') return { status: 201, body: { id: 'po_1' } };
-      if (stub.requests.length === 10) releaseRefusals();
+      if (testbed.stub.requests.length === 10) releaseRefusals();
       await allRefused;
       return { status: 401, body: { error: 'expired' } };
     });
-    const { payouts } = started;
+    const { payouts } = testbed.started;
 
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, index) => payouts.createPayout(walletPayoutRequest(`req_${index}`))),

@@ -1,34 +1,23 @@
 import { readFileSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CreatePayoutRequest } from '../../lib/payouts/create-payout-request.interface.js';
-import { CREATED_PAYOUT, PayoutsApiStub } from './payouts-api-stub.js';
+import { CREATED_PAYOUT } from './payouts-api-stub.js';
 import { walletPayoutRequest } from './payout-request.fixture.js';
-import { ACCESS_TOKEN, API_KEY, type PayoutsTestApp, startPayoutsAppFor } from './payouts-test-app.js';
+import { ACCESS_TOKEN, API_KEY, startPayoutsAppFor, usePayoutsTestbed } from './payouts-test-app.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 describe('PayoutsService.createPayout', () => {
-  let stub: PayoutsApiStub;
-  let started: PayoutsTestApp | undefined;
-
-  beforeEach(async () => {
-    stub = await PayoutsApiStub.start();
-  });
-
-  afterEach(async () => {
-    await started?.app.close();
-    started = undefined;
-    await stub.close();
-  });
+  const testbed = usePayoutsTestbed();
 
   it('posts the exact JSON body with every header to {baseUrl}/payouts', async () => {
-    started = await startPayoutsAppFor(stub.baseUrl);
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl);
     const request = walletPayoutRequest();
 
-    await started.payouts.createPayout(request);
+    await testbed.started.payouts.createPayout(request);
 
-    expect(stub.requests).toHaveLength(1);
-    const [received] = stub.requests;
+    expect(testbed.stub.requests).toHaveLength(1);
+    const [received] = testbed.stub.requests;
     expect(received!.method).toBe('POST');
     expect(received!.path).toBe('/payouts');
     expect(received!.body).toBe(JSON.stringify(request));
@@ -55,10 +44,10 @@ describe('PayoutsService.createPayout', () => {
   });
 
   it('resolves with the status, headers and parsed body of the reply', async () => {
-    stub.reply({ status: 201, headers: { 'x-trace-id': 'tr_9' }, body: { id: 'po_9', status: 'accepted' } });
-    started = await startPayoutsAppFor(stub.baseUrl);
+    testbed.stub.reply({ status: 201, headers: { 'x-trace-id': 'tr_9' }, body: { id: 'po_9', status: 'accepted' } });
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl);
 
-    const result = await started.payouts.createPayout(walletPayoutRequest());
+    const result = await testbed.started.payouts.createPayout(walletPayoutRequest());
 
     expect(result.status).toBe(201);
     expect(result.body).toEqual({ id: 'po_9', status: 'accepted' });
@@ -67,22 +56,22 @@ describe('PayoutsService.createPayout', () => {
   });
 
   it('gives an empty body when a 2xx reply carries no JSON object', async () => {
-    stub.reply({ status: 202, body: '' }, { status: 200, body: 'accepted' }, { status: 200, body: '[1,2]' });
-    started = await startPayoutsAppFor(stub.baseUrl);
+    testbed.stub.reply({ status: 202, body: '' }, { status: 200, body: 'accepted' }, { status: 200, body: '[1,2]' });
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl);
 
     for (const status of [202, 200, 200]) {
-      const result = await started.payouts.createPayout(walletPayoutRequest());
+      const result = await testbed.started.payouts.createPayout(walletPayoutRequest());
       expect(result).toMatchObject({ status, body: {} });
     }
-    expect(stub.requests).toHaveLength(3);
+    expect(testbed.stub.requests).toHaveLength(3);
   });
 
   it('keeps the path of a base URL with a trailing slash', async () => {
-    started = await startPayoutsAppFor(`${stub.baseUrl}/api/v1/`);
+    testbed.started = await startPayoutsAppFor(`${testbed.stub.baseUrl}/api/v1/`);
 
-    await started.payouts.createPayout(walletPayoutRequest());
+    await testbed.started.payouts.createPayout(walletPayoutRequest());
 
-    expect(stub.requests.map(({ path }) => path)).toEqual(['/api/v1/payouts']);
+    expect(testbed.stub.requests.map(({ path }) => path)).toEqual(['/api/v1/payouts']);
   });
 
   it('sends a non-wallet method untouched, with fields the wallet shape does not have', async () => {
@@ -99,26 +88,26 @@ describe('PayoutsService.createPayout', () => {
         bank_hint: null,
       },
     };
-    started = await startPayoutsAppFor(stub.baseUrl);
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl);
 
-    await started.payouts.createPayout(request);
+    await testbed.started.payouts.createPayout(request);
 
-    expect(stub.requests[0]!.body).toBe(JSON.stringify(request));
+    expect(testbed.stub.requests[0]!.body).toBe(JSON.stringify(request));
   });
 
   it('sends extra top-level fields the caller adds, as given', async () => {
     const request = { ...walletPayoutRequest(), metadata: { order: 7 } };
-    started = await startPayoutsAppFor(stub.baseUrl);
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl);
 
-    await started.payouts.createPayout(request);
+    await testbed.started.payouts.createPayout(request);
 
-    expect(stub.requests[0]!.body).toBe(JSON.stringify(request));
+    expect(testbed.stub.requests[0]!.body).toBe(JSON.stringify(request));
   });
 
   it('works from a merchant endpoint of a listening Nest app', async () => {
-    started = await startPayoutsAppFor(stub.baseUrl);
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl);
 
-    const response = await fetch(`${started.url}/merchant/payouts`, {
+    const response = await fetch(`${testbed.started.url}/merchant/payouts`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(walletPayoutRequest('req_http')),
@@ -126,41 +115,41 @@ describe('PayoutsService.createPayout', () => {
 
     expect(response.status).toBe(201);
     expect(await response.json()).toEqual(CREATED_PAYOUT);
-    expect(JSON.parse(stub.requests[0]!.body)).toEqual(walletPayoutRequest('req_http'));
+    expect(JSON.parse(testbed.stub.requests[0]!.body)).toEqual(walletPayoutRequest('req_http'));
   });
 
   it('completes 200 concurrent payouts', async () => {
-    started = await startPayoutsAppFor(stub.baseUrl);
-    const { payouts } = started;
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl);
+    const { payouts } = testbed.started;
 
     const results = await Promise.all(
       Array.from({ length: 200 }, (_, index) => payouts.createPayout(walletPayoutRequest(`req_${index}`))),
     );
 
     expect(results.every(({ status }) => status === 201)).toBe(true);
-    const requestIds = stub.requests.map(({ body }) => (JSON.parse(body) as { request_id: string }).request_id);
+    const requestIds = testbed.stub.requests.map(({ body }) => (JSON.parse(body) as { request_id: string }).request_id);
     expect(new Set(requestIds).size).toBe(200);
   });
 
   it('reuses one kept-alive connection for payouts made one after another', async () => {
-    started = await startPayoutsAppFor(stub.baseUrl);
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl);
 
     for (const requestId of ['req_a', 'req_b', 'req_c']) {
-      await started.payouts.createPayout(walletPayoutRequest(requestId));
+      await testbed.started.payouts.createPayout(walletPayoutRequest(requestId));
     }
 
-    expect(stub.requests).toHaveLength(3);
-    expect(stub.connections).toHaveLength(1);
+    expect(testbed.stub.requests).toHaveLength(3);
+    expect(testbed.stub.connections).toHaveLength(1);
   });
 
   it('closes its kept-alive connections when the app closes', async () => {
-    started = await startPayoutsAppFor(stub.baseUrl);
-    await started.payouts.createPayout(walletPayoutRequest());
-    const [socket] = stub.connections;
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl);
+    await testbed.started.payouts.createPayout(walletPayoutRequest());
+    const [socket] = testbed.stub.connections;
     const closed = new Promise<void>((resolve) => socket!.once('close', () => resolve()));
 
-    await started.app.close();
-    started = undefined;
+    await testbed.started.app.close();
+    testbed.started = undefined;
 
     await closed;
     expect(socket!.destroyed).toBe(true);

@@ -1,13 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PayoutOutcomeUnknownError } from '../../lib/errors/payout-outcome-unknown.error.js';
 import { PayoutsAccessTokenError } from '../../lib/errors/payouts-access-token.error.js';
 import { PayoutsApiError } from '../../lib/errors/payouts-api.error.js';
 import { PayoutsNetworkError } from '../../lib/errors/payouts-network.error.js';
 import { PayoutsError } from '../../lib/errors/payouts.error.js';
 import { transportFailure } from '../../lib/payouts/transport-failure.js';
-import { PayoutsApiStub, refusingBaseUrl } from './payouts-api-stub.js';
+import { refusingBaseUrl } from './payouts-api-stub.js';
 import { walletPayoutRequest } from './payout-request.fixture.js';
-import { type PayoutsTestApp, startPayoutsAppFor } from './payouts-test-app.js';
+import { startPayoutsAppFor, usePayoutsTestbed } from './payouts-test-app.js';
 
 async function rejection(promise: Promise<unknown>): Promise<Error> {
   return promise.then(
@@ -19,24 +19,13 @@ async function rejection(promise: Promise<unknown>): Promise<Error> {
 }
 
 describe('createPayout errors', () => {
-  let stub: PayoutsApiStub;
-  let started: PayoutsTestApp | undefined;
-
-  beforeEach(async () => {
-    stub = await PayoutsApiStub.start();
-  });
-
-  afterEach(async () => {
-    await started?.app.close();
-    started = undefined;
-    await stub.close();
-  });
+  const testbed = usePayoutsTestbed();
 
   it('rejects a non-2xx reply with PayoutsApiError carrying the status, JSON body and request_id', async () => {
-    stub.reply({ status: 422, body: { error: 'insufficient_funds', detail: 'Balance too low' } });
-    started = await startPayoutsAppFor(stub.baseUrl);
+    testbed.stub.reply({ status: 422, body: { error: 'insufficient_funds', detail: 'Balance too low' } });
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl);
 
-    const error = await rejection(started.payouts.createPayout(walletPayoutRequest('req_422')));
+    const error = await rejection(testbed.started.payouts.createPayout(walletPayoutRequest('req_422')));
 
     expect(error).toBeInstanceOf(PayoutsApiError);
     expect(error).toBeInstanceOf(PayoutsError);
@@ -47,42 +36,42 @@ describe('createPayout errors', () => {
       requestId: 'req_422',
       message: 'Payout request "req_422" was rejected by the payouts API with HTTP 422.',
     });
-    expect(stub.requests).toHaveLength(1);
+    expect(testbed.stub.requests).toHaveLength(1);
   });
 
   it('keeps a body that is not JSON as text', async () => {
-    stub.reply({ status: 400, headers: { 'content-type': 'text/plain' }, body: 'Bad Request: amount' });
-    started = await startPayoutsAppFor(stub.baseUrl);
+    testbed.stub.reply({ status: 400, headers: { 'content-type': 'text/plain' }, body: 'Bad Request: amount' });
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl);
 
-    const error = await rejection(started.payouts.createPayout(walletPayoutRequest()));
+    const error = await rejection(testbed.started.payouts.createPayout(walletPayoutRequest()));
 
     expect(error).toMatchObject({ status: 400, body: 'Bad Request: amount' });
   });
 
   it('does not follow a redirect, which would carry the credentials elsewhere', async () => {
-    stub.reply({ status: 307, headers: { location: `${stub.baseUrl}/elsewhere` }, body: '' });
-    started = await startPayoutsAppFor(stub.baseUrl);
+    testbed.stub.reply({ status: 307, headers: { location: `${testbed.stub.baseUrl}/elsewhere` }, body: '' });
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl);
 
-    const error = await rejection(started.payouts.createPayout(walletPayoutRequest()));
+    const error = await rejection(testbed.started.payouts.createPayout(walletPayoutRequest()));
 
     expect(error).toMatchObject({ name: 'PayoutsApiError', status: 307 });
-    expect(stub.requests.map(({ path }) => path)).toEqual(['/payouts']);
+    expect(testbed.stub.requests.map(({ path }) => path)).toEqual(['/payouts']);
   });
 
   it('does not retry a 500, whose outcome the caller must check', async () => {
-    stub.reply({ status: 500, body: { error: 'internal' } });
-    started = await startPayoutsAppFor(stub.baseUrl);
+    testbed.stub.reply({ status: 500, body: { error: 'internal' } });
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl);
 
-    const error = await rejection(started.payouts.createPayout(walletPayoutRequest()));
+    const error = await rejection(testbed.started.payouts.createPayout(walletPayoutRequest()));
 
     expect(error).toMatchObject({ name: 'PayoutsApiError', status: 500 });
-    expect(stub.requests).toHaveLength(1);
+    expect(testbed.stub.requests).toHaveLength(1);
   });
 
   it('rejects with PayoutsNetworkError when the connection is refused', async () => {
-    started = await startPayoutsAppFor(await refusingBaseUrl(), { retries: 0 });
+    testbed.started = await startPayoutsAppFor(await refusingBaseUrl(), { retries: 0 });
 
-    const error = await rejection(started.payouts.createPayout(walletPayoutRequest('req_refused')));
+    const error = await rejection(testbed.started.payouts.createPayout(walletPayoutRequest('req_refused')));
 
     expect(error).toBeInstanceOf(PayoutsNetworkError);
     expect(error).toBeInstanceOf(PayoutsError);
@@ -94,55 +83,55 @@ describe('createPayout errors', () => {
   });
 
   it('rejects with PayoutOutcomeUnknownError when no reply comes before the timeout', async () => {
-    stub.reply('hang');
-    started = await startPayoutsAppFor(stub.baseUrl, { timeoutMs: 100 });
+    testbed.stub.reply('hang');
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl, { timeoutMs: 100 });
 
-    const error = await rejection(started.payouts.createPayout(walletPayoutRequest('req_slow')));
+    const error = await rejection(testbed.started.payouts.createPayout(walletPayoutRequest('req_slow')));
 
     expect(error).toBeInstanceOf(PayoutOutcomeUnknownError);
     expect(error).toBeInstanceOf(PayoutsError);
     expect(error).toMatchObject({ requestId: 'req_slow', code: 'ETIMEDOUT' });
     expect(error.message).toContain('request_id "req_slow"');
-    expect(stub.requests).toHaveLength(1);
+    expect(testbed.stub.requests).toHaveLength(1);
   });
 
   it('rejects with PayoutOutcomeUnknownError when the connection drops after sending', async () => {
-    stub.reply('destroy');
-    started = await startPayoutsAppFor(stub.baseUrl);
+    testbed.stub.reply('destroy');
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl);
 
-    const error = await rejection(started.payouts.createPayout(walletPayoutRequest('req_dropped')));
+    const error = await rejection(testbed.started.payouts.createPayout(walletPayoutRequest('req_dropped')));
 
     expect(error).toBeInstanceOf(PayoutOutcomeUnknownError);
     expect(error).toMatchObject({ requestId: 'req_dropped', code: 'ECONNRESET' });
     expect(error.cause).toBeUndefined();
-    expect(stub.requests).toHaveLength(1);
+    expect(testbed.stub.requests).toHaveLength(1);
   });
 
   it('rejects with PayoutsAccessTokenError, sending nothing, when the token function throws', async () => {
-    started = await startPayoutsAppFor(stub.baseUrl, {
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl, {
       accessToken: () => Promise.reject(new TypeError('token endpoint unreachable')),
     });
 
-    const error = await rejection(started.payouts.createPayout(walletPayoutRequest('req_token')));
+    const error = await rejection(testbed.started.payouts.createPayout(walletPayoutRequest('req_token')));
 
     expect(error).toBeInstanceOf(PayoutsAccessTokenError);
     expect(error).toBeInstanceOf(PayoutsError);
     expect(error).toMatchObject({ requestId: 'req_token' });
     expect(error.message).toBe('Payout request "req_token" was not sent: the accessToken function threw TypeError.');
     expect(error.cause).toBeUndefined();
-    expect(stub.requests).toHaveLength(0);
+    expect(testbed.stub.requests).toHaveLength(0);
   });
 
   it.each([[''], ['Bearer abc'], ['abc\n'], [undefined], [42]])(
     'rejects with PayoutsAccessTokenError when the token function returns %j',
     async (token) => {
-      started = await startPayoutsAppFor(stub.baseUrl, { accessToken: () => token as string });
+      testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl, { accessToken: () => token as string });
 
-      const error = await rejection(started.payouts.createPayout(walletPayoutRequest()));
+      const error = await rejection(testbed.started.payouts.createPayout(walletPayoutRequest()));
 
       expect(error).toBeInstanceOf(PayoutsAccessTokenError);
       expect(error.message).toContain('returned no usable token');
-      expect(stub.requests).toHaveLength(0);
+      expect(testbed.stub.requests).toHaveLength(0);
     },
   );
 });

@@ -1,104 +1,93 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PayoutOutcomeUnknownError } from '../../lib/errors/payout-outcome-unknown.error.js';
 import { PayoutsApiError } from '../../lib/errors/payouts-api.error.js';
 import { PayoutsNetworkError } from '../../lib/errors/payouts-network.error.js';
 import { parseRetryAfterMs, retryDelayMs } from '../../lib/payouts/retry-delay.js';
-import { PayoutsApiStub, refusingBaseUrl } from './payouts-api-stub.js';
+import { refusingBaseUrl } from './payouts-api-stub.js';
 import { walletPayoutRequest } from './payout-request.fixture.js';
-import { type PayoutsTestApp, startPayoutsAppFor } from './payouts-test-app.js';
+import { startPayoutsAppFor, usePayoutsTestbed } from './payouts-test-app.js';
 import { RecordingLogger } from './recording-logger.js';
 
 describe('createPayout retries', () => {
-  let stub: PayoutsApiStub;
-  let started: PayoutsTestApp | undefined;
+  const testbed = usePayoutsTestbed();
 
-  beforeEach(async () => {
-    stub = await PayoutsApiStub.start();
-  });
-
-  afterEach(async () => {
-    await started?.app.close();
-    started = undefined;
-    await stub.close();
-  });
-
-  const bodies = () => stub.requests.map(({ body }) => body);
+  const bodies = () => testbed.stub.requests.map(({ body }) => body);
 
   it.each([429, 503])('sends the same body and request_id again after HTTP %i', async (status) => {
-    stub.reply({ status, body: { error: 'busy' } }, { status, body: { error: 'busy' } }, { status: 201, body: { id: 'po_1' } });
-    started = await startPayoutsAppFor(stub.baseUrl);
+    testbed.stub.reply({ status, body: { error: 'busy' } }, { status, body: { error: 'busy' } }, { status: 201, body: { id: 'po_1' } });
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl);
     const request = walletPayoutRequest('req_same');
 
-    const result = await started.payouts.createPayout(request);
+    const result = await testbed.started.payouts.createPayout(request);
 
     expect(result).toMatchObject({ status: 201, body: { id: 'po_1' } });
     expect(bodies()).toEqual([JSON.stringify(request), JSON.stringify(request), JSON.stringify(request)]);
-    expect(new Set(stub.requests.map(({ headers }) => headers.authorization)).size).toBe(1);
+    expect(new Set(testbed.stub.requests.map(({ headers }) => headers.authorization)).size).toBe(1);
   });
 
   it('gives up after maxRetries (default 2) with the last reply as PayoutsApiError', async () => {
-    stub.reply({ status: 503, body: { error: 'maintenance' } });
-    started = await startPayoutsAppFor(stub.baseUrl);
+    testbed.stub.reply({ status: 503, body: { error: 'maintenance' } });
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl);
 
-    const error = await started.payouts.createPayout(walletPayoutRequest('req_busy')).catch((e: unknown) => e);
+    const error = await testbed.started.payouts.createPayout(walletPayoutRequest('req_busy')).catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(PayoutsApiError);
     expect(error).toMatchObject({ status: 503, body: { error: 'maintenance' }, requestId: 'req_busy' });
-    expect(stub.requests).toHaveLength(3);
+    expect(testbed.stub.requests).toHaveLength(3);
   });
 
   it('follows a configured maxRetries and retryOnStatus', async () => {
-    stub.reply({ status: 502, body: {} });
-    started = await startPayoutsAppFor(stub.baseUrl, {
+    testbed.stub.reply({ status: 502, body: {} });
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl, {
       retries: { maxRetries: 4, retryOnStatus: [502], baseDelayMs: 1, maxDelayMs: 2 },
     });
 
-    await expect(started.payouts.createPayout(walletPayoutRequest())).rejects.toMatchObject({ status: 502 });
+    await expect(testbed.started.payouts.createPayout(walletPayoutRequest())).rejects.toMatchObject({ status: 502 });
 
-    expect(stub.requests).toHaveLength(5);
+    expect(testbed.stub.requests).toHaveLength(5);
   });
 
   it('does not retry a status outside retryOnStatus', async () => {
-    stub.reply({ status: 503, body: {} });
-    started = await startPayoutsAppFor(stub.baseUrl, { retries: { retryOnStatus: [429], baseDelayMs: 1 } });
+    testbed.stub.reply({ status: 503, body: {} });
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl, { retries: { retryOnStatus: [429], baseDelayMs: 1 } });
 
-    await expect(started.payouts.createPayout(walletPayoutRequest())).rejects.toMatchObject({ status: 503 });
+    await expect(testbed.started.payouts.createPayout(walletPayoutRequest())).rejects.toMatchObject({ status: 503 });
 
-    expect(stub.requests).toHaveLength(1);
+    expect(testbed.stub.requests).toHaveLength(1);
   });
 
   it('sends once with retries: 0', async () => {
-    stub.reply({ status: 429, body: {} });
-    started = await startPayoutsAppFor(stub.baseUrl, { retries: 0 });
+    testbed.stub.reply({ status: 429, body: {} });
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl, { retries: 0 });
 
-    await expect(started.payouts.createPayout(walletPayoutRequest())).rejects.toMatchObject({ status: 429 });
+    await expect(testbed.started.payouts.createPayout(walletPayoutRequest())).rejects.toMatchObject({ status: 429 });
 
-    expect(stub.requests).toHaveLength(1);
+    expect(testbed.stub.requests).toHaveLength(1);
   });
 
   it('never retries a timeout: the payout may exist', async () => {
-    stub.reply('hang');
-    started = await startPayoutsAppFor(stub.baseUrl, { timeoutMs: 100 });
+    testbed.stub.reply('hang');
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl, { timeoutMs: 100 });
 
-    await expect(started.payouts.createPayout(walletPayoutRequest())).rejects.toBeInstanceOf(PayoutOutcomeUnknownError);
+    await expect(testbed.started.payouts.createPayout(walletPayoutRequest())).rejects.toBeInstanceOf(PayoutOutcomeUnknownError);
 
-    expect(stub.requests).toHaveLength(1);
+    expect(testbed.stub.requests).toHaveLength(1);
   });
 
   it('never retries a connection lost after sending', async () => {
-    stub.reply('destroy', { status: 201, body: {} });
-    started = await startPayoutsAppFor(stub.baseUrl);
+    testbed.stub.reply('destroy', { status: 201, body: {} });
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl);
 
-    await expect(started.payouts.createPayout(walletPayoutRequest())).rejects.toBeInstanceOf(PayoutOutcomeUnknownError);
+    await expect(testbed.started.payouts.createPayout(walletPayoutRequest())).rejects.toBeInstanceOf(PayoutOutcomeUnknownError);
 
-    expect(stub.requests).toHaveLength(1);
+    expect(testbed.stub.requests).toHaveLength(1);
   });
 
   it('retries a refused connection, then rejects with PayoutsNetworkError', async () => {
     const logger = new RecordingLogger();
-    started = await startPayoutsAppFor(await refusingBaseUrl(), {}, logger);
+    testbed.started = await startPayoutsAppFor(await refusingBaseUrl(), {}, logger);
 
-    const error = await started.payouts.createPayout(walletPayoutRequest('req_down')).catch((e: unknown) => e);
+    const error = await testbed.started.payouts.createPayout(walletPayoutRequest('req_down')).catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(PayoutsNetworkError);
     const retries = logger.lines.filter((line) => line.includes('"req_down": ECONNREFUSED, retry'));
@@ -109,22 +98,22 @@ describe('createPayout retries', () => {
   it('honours Retry-After, capped at maxDelayMs', async () => {
     // An hour-long Retry-After would time the test out if the cap were not applied.
     const logger = new RecordingLogger();
-    stub.reply({ status: 429, headers: { 'retry-after': '3600' }, body: {} }, { status: 201, body: {} });
-    started = await startPayoutsAppFor(stub.baseUrl, { retries: { baseDelayMs: 1, maxDelayMs: 7 } }, logger);
+    testbed.stub.reply({ status: 429, headers: { 'retry-after': '3600' }, body: {} }, { status: 201, body: {} });
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl, { retries: { baseDelayMs: 1, maxDelayMs: 7 } }, logger);
 
-    await expect(started.payouts.createPayout(walletPayoutRequest('req_later'))).resolves.toMatchObject({ status: 201 });
+    await expect(testbed.started.payouts.createPayout(walletPayoutRequest('req_later'))).resolves.toMatchObject({ status: 201 });
 
-    expect(stub.requests).toHaveLength(2);
+    expect(testbed.stub.requests).toHaveLength(2);
     expect(logger.lines).toContain('warn: Payout request "req_later": HTTP 429, retry 1 of 2 in 7 ms PayoutsService');
   });
 
   it('honours a Retry-After HTTP date', async () => {
     const logger = new RecordingLogger();
     const inAnHour = new Date(Date.now() + 3_600_000).toUTCString();
-    stub.reply({ status: 503, headers: { 'retry-after': inAnHour }, body: {} }, { status: 201, body: {} });
-    started = await startPayoutsAppFor(stub.baseUrl, { retries: { baseDelayMs: 1, maxDelayMs: 9 } }, logger);
+    testbed.stub.reply({ status: 503, headers: { 'retry-after': inAnHour }, body: {} }, { status: 201, body: {} });
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl, { retries: { baseDelayMs: 1, maxDelayMs: 9 } }, logger);
 
-    await expect(started.payouts.createPayout(walletPayoutRequest('req_date'))).resolves.toMatchObject({ status: 201 });
+    await expect(testbed.started.payouts.createPayout(walletPayoutRequest('req_date'))).resolves.toMatchObject({ status: 201 });
 
     expect(logger.lines).toContain('warn: Payout request "req_date": HTTP 503, retry 1 of 2 in 9 ms PayoutsService');
   });

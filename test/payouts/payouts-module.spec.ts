@@ -2,15 +2,14 @@ import { Controller, Get, Injectable, Module } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PayoutsConfigError } from '../../lib/errors/payouts-config.error.js';
 import { PayoutsError } from '../../lib/errors/payouts.error.js';
 import { PayoutsModule } from '../../lib/payouts.module.js';
 import type { PayoutsModuleOptions, PayoutsOptionsFactory } from '../../lib/payouts-options.interface.js';
 import { PayoutsService } from '../../lib/payouts/payouts.service.js';
-import { PayoutsApiStub } from './payouts-api-stub.js';
 import { walletPayoutRequest } from './payout-request.fixture.js';
-import { ACCESS_TOKEN, API_KEY, payoutsOptions, type PayoutsTestApp, startPayoutsApp } from './payouts-test-app.js';
+import { ACCESS_TOKEN, API_KEY, payoutsOptions, startPayoutsApp, usePayoutsTestbed } from './payouts-test-app.js';
 
 const CONFIG_API_KEY = 'config-api-key-93d1';
 const CONFIG_TOKEN = 'config-token-6a2f';
@@ -42,33 +41,22 @@ class PayoutsOptionsFromConfig implements PayoutsOptionsFactory {
 }
 
 describe('PayoutsModule registration', () => {
-  let stub: PayoutsApiStub;
-  let started: PayoutsTestApp | undefined;
-
-  beforeEach(async () => {
-    stub = await PayoutsApiStub.start();
-  });
-
-  afterEach(async () => {
-    await started?.app.close();
-    started = undefined;
-    await stub.close();
-  });
+  const testbed = usePayoutsTestbed();
 
   async function expectCredentialsSent(apiKey: string, token: string): Promise<void> {
-    await started!.payouts.createPayout(walletPayoutRequest());
-    expect(stub.requests[0]!.headers).toMatchObject({ 'x-api-key': apiKey, authorization: `Bearer ${token}` });
+    await testbed.started!.payouts.createPayout(walletPayoutRequest());
+    expect(testbed.stub.requests[0]!.headers).toMatchObject({ 'x-api-key': apiKey, authorization: `Bearer ${token}` });
   }
 
   it('forRoot', async () => {
-    started = await startPayoutsApp(PayoutsModule.forRoot(payoutsOptions(stub.baseUrl)));
+    testbed.started = await startPayoutsApp(PayoutsModule.forRoot(payoutsOptions(testbed.stub.baseUrl)));
     await expectCredentialsSent(API_KEY, ACCESS_TOKEN);
   });
 
   it('forRootAsync with a factory that injects ConfigService', async () => {
-    started = await startPayoutsApp(
+    testbed.started = await startPayoutsApp(
       PayoutsModule.forRootAsync({
-        imports: [configModule(stub.baseUrl)],
+        imports: [configModule(testbed.stub.baseUrl)],
         inject: [ConfigService],
         useFactory: (config: ConfigService) => optionsFrom(config),
       }),
@@ -77,17 +65,17 @@ describe('PayoutsModule registration', () => {
   });
 
   it('forRootAsync with an async factory', async () => {
-    started = await startPayoutsApp(
+    testbed.started = await startPayoutsApp(
       PayoutsModule.forRootAsync({
-        useFactory: async () => payoutsOptions(stub.baseUrl, { apiKey: 'async-key' }),
+        useFactory: async () => payoutsOptions(testbed.stub.baseUrl, { apiKey: 'async-key' }),
       }),
     );
     await expectCredentialsSent('async-key', ACCESS_TOKEN);
   });
 
   it('forRootAsync with useClass and createPayoutsOptions()', async () => {
-    started = await startPayoutsApp(
-      PayoutsModule.forRootAsync({ imports: [configModule(stub.baseUrl)], useClass: PayoutsOptionsFromConfig }),
+    testbed.started = await startPayoutsApp(
+      PayoutsModule.forRootAsync({ imports: [configModule(testbed.stub.baseUrl)], useClass: PayoutsOptionsFromConfig }),
     );
     await expectCredentialsSent(CONFIG_API_KEY, CONFIG_TOKEN);
   });
@@ -111,7 +99,7 @@ describe('PayoutsModule registration', () => {
         imports: [
           PayoutsModule.forRootAsync({
             isGlobal: true,
-            imports: [configModule(stub.baseUrl)],
+            imports: [configModule(testbed.stub.baseUrl)],
             inject: [ConfigService],
             useFactory: optionsFrom,
           }),
@@ -126,7 +114,7 @@ describe('PayoutsModule registration', () => {
         const response = await fetch(`${await app.getUrl()}/feature/payout`);
         expect(response.status).toBe(200);
         expect(await response.json()).toEqual({ id: 'po_123', status: 'pending' });
-        expect(JSON.parse(stub.requests[0]!.body)).toMatchObject({ request_id: 'req_feature' });
+        expect(JSON.parse(testbed.stub.requests[0]!.body)).toMatchObject({ request_id: 'req_feature' });
       } finally {
         await app.close();
       }
@@ -134,7 +122,7 @@ describe('PayoutsModule registration', () => {
 
     it('is off by default', async () => {
       const compiling = Test.createTestingModule({
-        imports: [PayoutsModule.forRoot(payoutsOptions(stub.baseUrl)), FeatureModule],
+        imports: [PayoutsModule.forRoot(payoutsOptions(testbed.stub.baseUrl)), FeatureModule],
       }).compile();
       await expect(compiling).rejects.toThrow(/PayoutsService/);
     });

@@ -1,9 +1,11 @@
 import { Body, Controller, type DynamicModule, type INestApplication, type LoggerService, Module, Post } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { afterEach, beforeEach } from 'vitest';
 import { PayoutsModule } from '../../lib/payouts.module.js';
 import type { PayoutsModuleOptions } from '../../lib/payouts-options.interface.js';
 import type { CreatePayoutRequest } from '../../lib/payouts/create-payout-request.interface.js';
 import { PayoutsService } from '../../lib/payouts/payouts.service.js';
+import { PayoutsApiStub } from './payouts-api-stub.js';
 
 export const API_KEY = 'test-api-key-5b1e9c0d7a';
 export const ACCESS_TOKEN = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ0ZXN0In0.static-token-4f8a';
@@ -59,4 +61,18 @@ export function startPayoutsAppFor(
   logger: LoggerService | false = false,
 ): Promise<PayoutsTestApp> {
   return startPayoutsApp(PayoutsModule.forRoot(payoutsOptions(baseUrl, overrides)), logger);
+}
+
+/** A fresh payouts API stub for each test; after it, the app the test started (if any) and the stub are closed. */
+export function usePayoutsTestbed(): { stub: PayoutsApiStub; started: PayoutsTestApp | undefined } {
+  const testbed = { stub: undefined as unknown as PayoutsApiStub, started: undefined as PayoutsTestApp | undefined };
+  beforeEach(async () => {
+    testbed.stub = await PayoutsApiStub.start();
+  });
+  afterEach(async () => {
+    await testbed.started?.app.close();
+    testbed.started = undefined;
+    await testbed.stub.close();
+  });
+  return testbed;
 }

@@ -1,10 +1,10 @@
 import { inspect } from 'node:util';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PayoutsError } from '../../lib/errors/payouts.error.js';
 import type { PayoutsModuleOptions } from '../../lib/payouts-options.interface.js';
-import { PayoutsApiStub, refusingBaseUrl, type StubReply } from './payouts-api-stub.js';
+import { type PayoutsApiStub, refusingBaseUrl, type StubReply } from './payouts-api-stub.js';
 import { walletPayoutRequest } from './payout-request.fixture.js';
-import { ACCESS_TOKEN, API_KEY, type PayoutsTestApp, startPayoutsAppFor } from './payouts-test-app.js';
+import { ACCESS_TOKEN, API_KEY, type PayoutsTestApp, startPayoutsAppFor, usePayoutsTestbed } from './payouts-test-app.js';
 import { RecordingLogger } from './recording-logger.js';
 
 const FRESH_TOKEN = 'fresh-token-from-function-e71b';
@@ -80,24 +80,13 @@ const PATHS: ErrorPath[] = [
 ];
 
 describe('no secret leaves through an error or a log line', () => {
-  let stub: PayoutsApiStub;
-  let started: PayoutsTestApp | undefined;
-
-  beforeEach(async () => {
-    stub = await PayoutsApiStub.start();
-  });
-
-  afterEach(async () => {
-    await started?.app.close();
-    started = undefined;
-    await stub.close();
-  });
+  const testbed = usePayoutsTestbed();
 
   async function start(path: ErrorPath, logger: RecordingLogger): Promise<PayoutsTestApp> {
-    const { baseUrl = stub.baseUrl, ...overrides } = await path.options(stub);
-    if (path.replies.length > 0) stub.reply(...path.replies);
-    started = await startPayoutsAppFor(baseUrl, overrides, logger);
-    return started;
+    const { baseUrl = testbed.stub.baseUrl, ...overrides } = await path.options(testbed.stub);
+    if (path.replies.length > 0) testbed.stub.reply(...path.replies);
+    testbed.started = await startPayoutsAppFor(baseUrl, overrides, logger);
+    return testbed.started;
   }
 
   it.each(PATHS)('$name: the rejection and the service logs', async (path) => {
@@ -132,7 +121,7 @@ describe('no secret leaves through an error or a log line', () => {
 
   it('the retry and refresh log lines name the request, never a credential', async () => {
     const logger = new RecordingLogger();
-    stub.reply({ status: 503, body: {} }, { status: 401, body: {} }, { status: 201, body: {} });
+    testbed.stub.reply({ status: 503, body: {} }, { status: 401, body: {} }, { status: 201, body: {} });
     const { payouts } = await start(
       { name: 'mixed', errorName: '', options: async () => ({ accessToken: async () => FRESH_TOKEN }), replies: [] },
       logger,
