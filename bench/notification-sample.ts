@@ -21,10 +21,9 @@ function sampleNotification(paymentMethodId: string) {
   };
 }
 
-const [bodyStart, bodyEnd] = JSON.stringify(sampleNotification(PAYMENT_METHOD_ID_MARK)).split(PAYMENT_METHOD_ID_MARK) as [
-  string,
-  string,
-];
+const [bodyStart, bodyEnd] = JSON.stringify(sampleNotification(PAYMENT_METHOD_ID_MARK)).split(
+  PAYMENT_METHOD_ID_MARK,
+) as [string, string];
 
 /** The body with a given sequence number in `paymentMethod.id`; every body has the same length. */
 export function notificationBody(sequence: number): string {
@@ -34,5 +33,9 @@ export function notificationBody(sequence: number): string {
 /** A body every validating route must reject (`card.lastFour` is not four digits). */
 export const INVALID_NOTIFICATION_BODY = JSON.stringify({
   ...sampleNotification('pmt_invalid'),
-  paymentMethod: { id: 'pmt_invalid', type: 'card', card: { lastFour: '42', expirationMonth: '08', expirationYear: '2029' } },
+  paymentMethod: {
+    id: 'pmt_invalid',
+    type: 'card',
+    card: { lastFour: '42', expirationMonth: '08', expirationYear: '2029' },
+  },
 });

@@ -3,13 +3,21 @@
 export type Cell = string | number;
 
 export function printTable(title: string, headers: readonly string[], rows: readonly (readonly Cell[])[]): void {
-  const text = rows.map((row) => row.map((cell) => (typeof cell === 'number' ? formatNumber(cell) : cell)));
+  // Rows may be shorter than the headers; missing cells print empty.
+  const text = rows.map((row) =>
+    headers.map((_, column) => {
+      const cell = row[column] ?? '';
+      return typeof cell === 'number' ? formatNumber(cell) : cell;
+    }),
+  );
   const widths = headers.map((header, column) => Math.max(header.length, ...text.map((row) => row[column]!.length)));
   // Text columns align left, figures right (Markdown `---:`).
   const numeric = headers.map((_, column) => rows.length > 0 && rows.every((row) => typeof row[column] === 'number'));
-  const line = (cells: readonly string[]) =>
-    `| ${cells.map((cell, column) => (numeric[column] ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!))).join(' | ')} |`;
-  const rule = `|${widths.map((width, column) => (numeric[column] ? `${'-'.repeat(width + 1)}:` : '-'.repeat(width + 2))).join('|')}|`;
+  const pad = (cell: string, column: number) =>
+    numeric[column] ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!);
+  const line = (cells: readonly string[]) => `| ${cells.map(pad).join(' | ')} |`;
+  const dashes = widths.map((width, column) => (numeric[column] ? `${'-'.repeat(width + 1)}:` : '-'.repeat(width + 2)));
+  const rule = `|${dashes.join('|')}|`;
   console.log(`\n### ${title}\n`);
   console.log([line(headers), rule, ...text.map(line)].join('\n'));
 }

@@ -1,6 +1,6 @@
 import { BenchChild } from '../child-processes.js';
 import { postJson } from '../http-post.js';
-import { type LoadResult, postNotifications } from '../load.js';
+import { CONNECTIONS, type LoadResult, postNotifications } from '../load.js';
 import {
   ACK_BODY,
   INVALID_NOTIFICATION_BODY,
@@ -8,17 +8,9 @@ import {
   notificationBody,
 } from '../notification-sample.js';
 import type { MemorySample } from '../protocol.js';
+import { ADAPTERS, type AdapterName, type BenchSettings } from '../settings.js';
 import { MIB, median } from '../stats.js';
 import { formatRatio, printTable } from '../table.js';
-
-export interface LoadSettings {
-  readonly warmupSeconds: number;
-  readonly durationSeconds: number;
-  readonly rounds: number;
-}
-
-const ADAPTERS = ['express', 'fastify'] as const;
-type Adapter = (typeof ADAPTERS)[number];
 
 interface ServerSpec {
   readonly key: string;
@@ -41,19 +33,33 @@ const uniqueBody = () => notificationBody(sequence++);
 const duplicate = notificationBody(0);
 const duplicateBody = () => duplicate;
 
+const NEST_SERVERS = [
+  { kind: 'validation', script: './servers/validation-pipe.server.js', validates: true },
+  { kind: 'plain', script: './servers/plain-nest.server.js', validates: false },
+  { kind: 'package', script: './servers/package.server.js', validates: true },
+] as const;
+
 const SERVERS: ServerSpec[] = [
   { key: 'raw', script: './servers/raw-http.server.js', args: [], validates: false },
-  ...ADAPTERS.flatMap((adapter) => [
-    { key: `${adapter}-validation`, script: './servers/validation-pipe.server.js', args: [`--adapter=${adapter}`], validates: true },
-    { key: `${adapter}-plain`, script: './servers/plain-nest.server.js', args: [`--adapter=${adapter}`], validates: false },
-    { key: `${adapter}-package`, script: './servers/package.server.js', args: [`--adapter=${adapter}`], validates: true },
-  ]),
+  ...ADAPTERS.flatMap((adapter) =>
+    NEST_SERVERS.map(({ kind, script, validates }) => ({
+      key: `${adapter}-${kind}`,
+      script,
+      args: [`--adapter=${adapter}`],
+      validates,
+    })),
+  ),
 ];
 
 const SCENARIOS: Scenario[] = [
   { key: 'raw', label: '1 raw node:http', server: 'raw', body: uniqueBody },
   ...ADAPTERS.flatMap((adapter) => [
-    { key: `${adapter}-validation`, label: `${adapter} 2 ValidationPipe + DTOs`, server: `${adapter}-validation`, body: uniqueBody },
+    {
+      key: `${adapter}-validation`,
+      label: `${adapter} 2 ValidationPipe + DTOs`,
+      server: `${adapter}-validation`,
+      body: uniqueBody,
+    },
     { key: `${adapter}-plain`, label: `${adapter} 3 plain Nest route`, server: `${adapter}-plain`, body: uniqueBody },
     { key: `${adapter}-package`, label: `${adapter} 4 nestjs-payouts`, server: `${adapter}-package`, body: uniqueBody },
     {
@@ -66,14 +72,14 @@ const SCENARIOS: Scenario[] = [
 ];
 
 /** Package route ÷ plain Nest route: the targets of the benchmark. */
-const PLAIN_ROUTE_TARGETS: Record<Adapter, number> = { express: 0.95, fastify: 0.8 };
+const PLAIN_ROUTE_TARGETS: Record<AdapterName, number> = { express: 0.95, fastify: 0.8 };
 
 interface Sample extends LoadResult {
   readonly rssBytes: number;
 }
 
 /** Items 1-4: the notification route against what a user would write, interleaved round by round. */
-export async function measureNotificationRoute(settings: LoadSettings): Promise<{ failures: number }> {
+export async function measureNotificationRoute(settings: BenchSettings): Promise<{ failures: number }> {
   const servers = new Map<string, BenchChild>();
   try {
     await Promise.all(
@@ -111,18 +117,22 @@ async function probe(spec: ServerSpec, port: number): Promise<void> {
   }
   if (spec.validates) {
     const invalid = await postJson(port, NOTIFICATION_PATH_WITH_TOKEN, INVALID_NOTIFICATION_BODY);
-    if (invalid.status !== 400) throw new Error(`${spec.key}: expected 400 for an invalid notification, got ${invalid.status}`);
+    if (invalid.status !== 400) {
+      throw new Error(`${spec.key}: expected 400 for an invalid notification, got ${invalid.status}`);
+    }
   }
 }
 
-function report(settings: LoadSettings, rounds: Map<string, Sample>[]): number {
-  const medianOf = (key: string, pick: (sample: Sample) => number) => median(rounds.map((round) => pick(round.get(key)!)));
+function report(settings: BenchSettings, rounds: Map<string, Sample>[]): number {
+  const medianOf = (key: string, pick: (sample: Sample) => number) =>
+    median(rounds.map((round) => pick(round.get(key)!)));
   const ratioOf = (key: string, baseline: string) =>
     median(rounds.map((round) => round.get(key)!.requestsPerSecond / round.get(baseline)!.requestsPerSecond));
   let failures = 0;
 
   printTable(
-    `Notification route: ${settings.rounds} rounds × ${settings.durationSeconds} s, 50 connections (medians)`,
+    `Notification route: ${settings.rounds} rounds × ${settings.durationSeconds} s, ` +
+      `${CONNECTIONS} connections (medians)`,
     ['Scenario', 'req/s', 'p50 ms', 'p99 ms', 'avg ms', 'RSS MiB', 'failed'],
     SCENARIOS.map((scenario) => {
       const failed = rounds.reduce((sum, round) => sum + round.get(scenario.key)!.failures, 0);
@@ -145,11 +155,12 @@ function report(settings: LoadSettings, rounds: Map<string, Sample>[]): number {
     ADAPTERS.flatMap((adapter) => {
       const target = PLAIN_ROUTE_TARGETS[adapter];
       const versusPlain = ratioOf(`${adapter}-package`, `${adapter}-plain`);
+      const met = versusPlain >= target ? 'yes' : 'no';
       return [
-        [adapter, '4/3 package ÷ plain Nest', formatRatio(versusPlain), `≥ ${target.toFixed(2)}x`, versusPlain >= target ? 'yes' : 'no'],
-        [adapter, '4/2 package ÷ ValidationPipe', formatRatio(ratioOf(`${adapter}-package`, `${adapter}-validation`)), '', ''],
-        [adapter, '4/1 package ÷ raw node:http', formatRatio(ratioOf(`${adapter}-package`, 'raw')), '', ''],
-        [adapter, '4 duplicates ÷ 3 plain Nest', formatRatio(ratioOf(`${adapter}-duplicate`, `${adapter}-plain`)), '', ''],
+        [adapter, '4/3 package ÷ plain Nest', formatRatio(versusPlain), `≥ ${target.toFixed(2)}x`, met],
+        [adapter, '4/2 package ÷ ValidationPipe', formatRatio(ratioOf(`${adapter}-package`, `${adapter}-validation`))],
+        [adapter, '4/1 package ÷ raw node:http', formatRatio(ratioOf(`${adapter}-package`, 'raw'))],
+        [adapter, '4 duplicates ÷ 3 plain Nest', formatRatio(ratioOf(`${adapter}-duplicate`, `${adapter}-plain`))],
       ];
     }),
   );

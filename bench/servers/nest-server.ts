@@ -1,12 +1,10 @@
-import 'reflect-metadata';
 import type { INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { AddressInfo } from 'node:net';
 import { runChild } from '../child-main.js';
-
-export type AdapterName = 'express' | 'fastify';
+import { ADAPTERS, type AdapterName } from '../settings.js';
 
 /** Every Nest bench server is the same app shell on the adapter named by `--adapter=express|fastify`. */
 export function serveNestApp(rootModule: Type<unknown>): Promise<void> {
@@ -27,6 +25,7 @@ export function serveNestApp(rootModule: Type<unknown>): Promise<void> {
 
 function adapterFromArgs(): AdapterName {
   const value = process.argv.find((arg) => arg.startsWith('--adapter='))?.slice('--adapter='.length);
-  if (value !== 'express' && value !== 'fastify') throw new Error('expected --adapter=express or --adapter=fastify');
-  return value;
+  const adapter = ADAPTERS.find((name) => name === value);
+  if (!adapter) throw new Error(`expected --adapter=${ADAPTERS.join('|')}`);
+  return adapter;
 }

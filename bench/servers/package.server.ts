@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import { Injectable, Module } from '@nestjs/common';
 import { OnPaymentMethodAdded, PaymentMethodNotification, PayoutsModule } from 'nestjs-payouts';
 import { NOTIFICATION_PATH, NOTIFICATION_SECRET } from '../notification-sample.js';

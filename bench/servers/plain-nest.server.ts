@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import { Body, Controller, HttpCode, Module, Post } from '@nestjs/common';
 import { NOTIFICATION_PATH } from '../notification-sample.js';
 import { serveNestApp } from './nest-server.js';

@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import { Body, Controller, HttpCode, Module, Post, ValidationPipe } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import {

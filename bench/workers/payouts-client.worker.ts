@@ -62,7 +62,11 @@ class PayoutClients {
       (
         await firstValueFrom(
           this.http.post(`${baseUrl}/payouts`, payoutRequest(), {
-            headers: { 'X-API-Key': API_KEY, Authorization: `Bearer ${ACCESS_TOKEN}`, 'Content-Type': 'application/json' },
+            headers: {
+              'X-API-Key': API_KEY,
+              Authorization: `Bearer ${ACCESS_TOKEN}`,
+              'Content-Type': 'application/json',
+            },
             timeout: 10_000,
           }),
         )
@@ -72,7 +76,13 @@ class PayoutClients {
 
 @Module({
   imports: [
-    PayoutsModule.forRoot({ baseUrl, apiKey: API_KEY, accessToken: ACCESS_TOKEN, timeoutMs: 10_000, notifications: false }),
+    PayoutsModule.forRoot({
+      baseUrl,
+      apiKey: API_KEY,
+      accessToken: ACCESS_TOKEN,
+      timeoutMs: 10_000,
+      notifications: false,
+    }),
     HttpModule,
   ],
   providers: [PayoutClients],
@@ -80,7 +90,10 @@ class PayoutClients {
 class ClientModule {}
 
 /** `concurrency` callers, each sending its next payout as soon as the last one is answered, until the time is up. */
-async function runClient(clients: PayoutClients, { client, durationMs, concurrency }: ClientRunArgs): Promise<ClientRunResult> {
+async function runClient(
+  clients: PayoutClients,
+  { client, durationMs, concurrency }: ClientRunArgs,
+): Promise<ClientRunResult> {
   const call = clients.call[client];
   const latencies: number[] = [];
   const cpuBefore = process.cpuUsage();

@@ -1,0 +1,33 @@
+/** How long and how often each measurement runs. */
+export interface BenchSettings {
+  /** Length of the one unrecorded run of each scenario before the rounds. */
+  readonly warmupSeconds: number;
+  readonly durationSeconds: number;
+  /** Rounds of interleaved runs (A, B, C, A, B, C ...); figures are medians over them. */
+  readonly rounds: number;
+  /** Distinct notifications after which the dedupe store's memory is sampled. */
+  readonly dedupeCheckpoints: readonly number[];
+  /** The whole run is stopped, with every child process, after this long. */
+  readonly timeLimitSeconds: number;
+}
+
+/** About 10 minutes. */
+export const FULL_SETTINGS: BenchSettings = {
+  warmupSeconds: 3,
+  durationSeconds: 8,
+  rounds: 5,
+  dedupeCheckpoints: [100_000, 1_000_000],
+  timeLimitSeconds: 900,
+};
+
+/** Under a minute: the same tables from shorter runs. */
+export const QUICK_SETTINGS: BenchSettings = {
+  warmupSeconds: 1,
+  durationSeconds: 1,
+  rounds: 2,
+  dedupeCheckpoints: [100_000, 200_000],
+  timeLimitSeconds: 90,
+};
+
+export const ADAPTERS = ['express', 'fastify'] as const;
+export type AdapterName = (typeof ADAPTERS)[number];
