@@ -17,8 +17,12 @@ export class PaymentMethodsListener {
   @OnPaymentMethodAdded()
   onAdded(notification: PaymentMethodNotification, context: NotificationContext): void {
     const { shopper, paymentMethod } = notification;
-    // The route has checked these fields: an added card always carries its details.
-    const card = paymentMethod.card!;
+    // The route guarantees the details of an added card; other payment method types carry none this app keeps.
+    const { card } = paymentMethod;
+    if (paymentMethod.type !== 'card' || !card) {
+      this.logger.log(`onAdded: ${paymentMethod.type} ${paymentMethod.id} for shopper ${shopper.id}, nothing to save`);
+      return;
+    }
     this.savedCards.save(shopper.id, {
       paymentMethodId: paymentMethod.id,
       lastFour: card.lastFour,
