@@ -1,25 +1,33 @@
 import { PayoutsConfigError } from '../errors/payouts-config.error.js';
 import type { NotificationClaim, NotificationDedupeStore } from './notification-dedupe-store.interface.js';
+import { StampedKeyQueue } from './stamped-key-queue.js';
 
 export interface InMemoryNotificationDedupeStoreOptions {
   /** How long a handled notification is remembered. Default 24 hours. */
   ttlMs?: number;
-  /** Most entries kept; the oldest are evicted first. Default `100000`. */
+  /** Most entries kept; the oldest handled ones are evicted first. Default `100000`. */
   maxEntries?: number;
   /** Clock in milliseconds, replaceable in tests. Default `Date.now`. */
   now?: () => number;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** Marks a key whose handlers are running; handled keys hold their expiry time instead. */
-const IN_PROGRESS = -1;
 
 /**
- * The default store: bounded in time and size, private to one process.
- * Entries sit in a `Map` in insertion order, which is also expiry order, so pruning stops at the first live entry.
+ * The default store: bounded in time and size, private to one process. Every operation is O(1) amortised.
+ *
+ * Handled keys map to their expiry time and claims (handlers still running) to a claim number, each map with a
+ * queue in arrival order. The handled queue is in expiry order too, as the ttl is fixed, so expired keys are found
+ * at its front. When the store is full the oldest handled key goes first: evicting a running claim would let a
+ * concurrent re-send run the handlers again. Only when every key is a running claim does the oldest claim go, so
+ * the bound always holds.
  */
 export class InMemoryNotificationDedupeStore implements NotificationDedupeStore {
-  readonly #entries = new Map<string, number>();
+  readonly #handled = new Map<string, number>();
+  readonly #claims = new Map<string, number>();
+  readonly #handledOrder = new StampedKeyQueue((key, expiresAt) => this.#handled.get(key) === expiresAt);
+  readonly #claimOrder = new StampedKeyQueue((key, claim) => this.#claims.get(key) === claim);
+  #lastClaim = 0;
   readonly #ttlMs: number;
   readonly #maxEntries: number;
   readonly #now: () => number;
@@ -32,46 +40,54 @@ export class InMemoryNotificationDedupeStore implements NotificationDedupeStore 
 
   /** Number of remembered keys, expired ones not yet pruned included. */
   get size(): number {
-    return this.#entries.size;
+    return this.#handled.size + this.#claims.size;
   }
 
   claim(key: string): NotificationClaim {
-    const state = this.#entries.get(key);
-    if (state === IN_PROGRESS) return 'in-progress';
-    if (state !== undefined) {
-      if (state > this.#now()) return 'handled';
-      this.#entries.delete(key);
+    if (this.#claims.has(key)) return 'in-progress';
+    const now = this.#now();
+    const expiresAt = this.#handled.get(key);
+    if (expiresAt !== undefined) {
+      if (expiresAt > now) return 'handled';
+      this.#handled.delete(key);
     }
-    this.#insert(key, IN_PROGRESS);
+    this.#makeRoom(now);
+    const claim = ++this.#lastClaim;
+    this.#claims.set(key, claim);
+    this.#claimOrder.push(key, claim);
     return 'claimed';
   }
 
   complete(key: string): void {
-    this.#entries.delete(key);
-    this.#insert(key, this.#now() + this.#ttlMs);
+    const now = this.#now();
+    const expiresAt = now + this.#ttlMs;
+    // A key completed without a live claim (its claim was evicted) is a new entry and needs room like one.
+    if (!this.#claims.delete(key) && !this.#handled.has(key)) this.#makeRoom(now);
+    if (this.#handled.get(key) === expiresAt) return;
+    this.#handled.set(key, expiresAt);
+    this.#handledOrder.push(key, expiresAt);
   }
 
   release(key: string): void {
-    if (this.#entries.get(key) === IN_PROGRESS) {
-      this.#entries.delete(key);
-    }
+    this.#claims.delete(key);
   }
 
-  #insert(key: string, state: number): void {
-    this.#prune();
-    if (this.#entries.size >= this.#maxEntries) {
-      this.#entries.delete(this.#entries.keys().next().value as string);
+  /** Forgets expired keys, then, when still full, the oldest handled key, or the oldest claim if none is handled. */
+  #makeRoom(now: number): void {
+    const handledOrder = this.#handledOrder;
+    let anyHandled = handledOrder.skipStale();
+    while (anyHandled && handledOrder.frontStamp <= now) {
+      this.#handled.delete(handledOrder.frontKey);
+      handledOrder.shift();
+      anyHandled = handledOrder.skipStale();
     }
-    this.#entries.set(key, state);
-  }
-
-  /** Drops expired entries from the oldest end; keys still in progress are skipped, not dropped. */
-  #prune(): void {
-    const now = this.#now();
-    for (const [key, state] of this.#entries) {
-      if (state === IN_PROGRESS) continue;
-      if (state > now) return;
-      this.#entries.delete(key);
+    if (this.size < this.#maxEntries) return;
+    if (anyHandled) {
+      this.#handled.delete(handledOrder.frontKey);
+      handledOrder.shift();
+    } else if (this.#claimOrder.skipStale()) {
+      this.#claims.delete(this.#claimOrder.frontKey);
+      this.#claimOrder.shift();
     }
   }
 }

@@ -5,12 +5,6 @@ import type { PaymentMethodNotification } from './payment-method-notification.js
  * Parts are URI-encoded so that no id can contain the separator.
  */
 export function notificationDedupeKey(notification: PaymentMethodNotification): string {
-  return [
-    notification.eventType,
-    notification.shopper.id,
-    notification.paymentMethod.id,
-    notification.timestamp,
-  ]
-    .map(encodeURIComponent)
-    .join(':');
+  const { eventType, shopper, paymentMethod, timestamp } = notification;
+  return `${encodeURIComponent(eventType)}:${encodeURIComponent(shopper.id)}:${encodeURIComponent(paymentMethod.id)}:${encodeURIComponent(timestamp)}`;
 }

@@ -4,7 +4,7 @@ import { PAYOUTS_CONFIG } from '../payouts.constants.js';
 import type { PayoutsConfig } from '../payouts-config.js';
 import { stackOf } from './error-stack.js';
 import type { NotificationContext } from './notification-context.interface.js';
-import type { NotificationDedupeStore } from './notification-dedupe-store.interface.js';
+import type { NotificationClaim, NotificationDedupeStore } from './notification-dedupe-store.interface.js';
 import { notificationDedupeKey } from './notification-dedupe-key.js';
 import type { NotificationHandler, NotificationHandlerTable } from './notification-handler-table.js';
 import { NotificationHandlersExplorer } from './notification-handlers.explorer.js';
@@ -55,20 +55,33 @@ export class NotificationReceiver implements OnModuleInit {
     this.dedupeStore = config.dedupeStore;
   }
 
-  async receive(request: NotificationHttpRequest, response: unknown): Promise<void> {
-    this.writeReply(response, await this.reply(request));
+  /**
+   * Synchronous until something is really asynchronous (an async `verify`, a store returning promises, the
+   * handlers), so a refused or duplicate notification costs no promise.
+   */
+  receive(request: NotificationHttpRequest, response: unknown): void | Promise<void> {
+    const reply = this.reply(request);
+    if (reply instanceof NotificationReply) {
+      this.writeReply(response, reply);
+      return;
+    }
+    return reply.then((settled) => this.writeReply(response, settled));
   }
 
-  private async reply(request: NotificationHttpRequest): Promise<NotificationReply> {
-    const receivedAt = new Date();
+  private reply(request: NotificationHttpRequest): NotificationReply | Promise<NotificationReply> {
+    const receivedAt = Date.now();
     const { headers } = request;
     if (!isJsonMediaType(headers['content-type'])) return NotificationReplies.unsupportedMediaType;
     if (bodySize(request) > this.bodyLimitBytes) return NotificationReplies.payloadTooLarge;
     // Verification comes before any look at the body, so an unverified caller learns nothing about it.
-    if (this.verify) {
-      const verdict = this.verify(request);
-      if (verdict !== true && (verdict === false || !(await verdict))) return NotificationReplies.unauthorized;
-    }
+    const verdict = this.verify ? this.verify(request) : true;
+    if (verdict === true) return this.accept(request, receivedAt);
+    if (verdict === false) return NotificationReplies.unauthorized;
+    return verdict.then((verified) => (verified ? this.accept(request, receivedAt) : NotificationReplies.unauthorized));
+  }
+
+  /** Validates a verified request's body and hands the notification to its handlers once. */
+  private accept(request: NotificationHttpRequest, receivedAt: number): NotificationReply | Promise<NotificationReply> {
     const { body } = request;
     if (typeof body !== 'object' || body === null || Array.isArray(body)) return NotificationReplies.notAnObject;
     const parsed = parsePaymentMethodNotification(body as Record<string, unknown>);
@@ -81,28 +94,51 @@ export class NotificationReceiver implements OnModuleInit {
       this.logger.warn(`No handler for ${notification.eventType} notification ${dedupeKey}; acknowledged`);
       return NotificationReplies.ack;
     }
-    const context: NotificationContext = { rawBody: request.rawBody, headers, receivedAt, dedupeKey, ip: request.ip };
+    const context: NotificationContext = {
+      rawBody: request.rawBody,
+      headers: request.headers,
+      receivedAt: new Date(receivedAt),
+      dedupeKey,
+      ip: request.ip,
+    };
+    let claim: NotificationClaim | Promise<NotificationClaim>;
+    try {
+      claim = this.dedupeStore.claim(dedupeKey);
+    } catch (error) {
+      return this.claimFailed(dedupeKey, error);
+    }
+    if (typeof claim === 'string') return this.afterClaim(claim, handlers, notification, context);
+    return claim.then(
+      (settled) => this.afterClaim(settled, handlers, notification, context),
+      (error: unknown) => this.claimFailed(dedupeKey, error),
+    );
+  }
+
+  /** Re-sends of a handled notification are acknowledged without running the handlers again. */
+  private afterClaim(
+    claim: NotificationClaim,
+    handlers: readonly NotificationHandler[],
+    notification: PaymentMethodNotification,
+    context: NotificationContext,
+  ): NotificationReply | Promise<NotificationReply> {
+    if (claim === 'handled') return NotificationReplies.ack;
+    if (claim !== 'claimed') return NotificationReplies.inProgress;
     return this.dispatch(handlers, notification, context);
   }
 
-  /** Runs the handlers once per notification: re-sends of a handled one are acknowledged without running them. */
+  private claimFailed(dedupeKey: string, error: unknown): NotificationReply {
+    this.logger.error(`The dedupe store failed to claim notification ${dedupeKey}; not acknowledged`, stackOf(error));
+    return NotificationReplies.failed;
+  }
+
+  /** Runs the handlers of a claimed notification: every one to completion, even when another fails. */
   private async dispatch(
     handlers: readonly NotificationHandler[],
     notification: PaymentMethodNotification,
     context: NotificationContext,
   ): Promise<NotificationReply> {
     const key = context.dedupeKey;
-    let claim: string;
-    try {
-      claim = await this.dedupeStore.claim(key);
-    } catch (error) {
-      this.logger.error(`The dedupe store failed to claim notification ${key}; not acknowledged`, stackOf(error));
-      return NotificationReplies.failed;
-    }
-    if (claim === 'handled') return NotificationReplies.ack;
-    if (claim !== 'claimed') return NotificationReplies.inProgress;
-
-    // Every handler runs to completion, even when another fails, so the reply never precedes running handlers.
+    // The reply never precedes a running handler.
     const outcomes = await Promise.allSettled(handlers.map((handler) => handler.invoke(notification, context)));
     let failed = false;
     outcomes.forEach((outcome, index) => {
@@ -123,9 +159,11 @@ export class NotificationReceiver implements OnModuleInit {
     return NotificationReplies.ack;
   }
 
+  /** Runs a store update, awaiting it only when the store is asynchronous; a failure is logged, not thrown. */
   private async settle(operation: () => void | Promise<void>, description: string): Promise<void> {
     try {
-      await operation();
+      const pending = operation();
+      if (pending) await pending;
     } catch (error) {
       this.logger.error(`The dedupe store failed to ${description}`, stackOf(error));
     }

@@ -14,7 +14,7 @@ export function createNotificationsController(): Type<unknown> {
     constructor(@Inject(NotificationReceiver) private readonly receiver: NotificationReceiver) {}
 
     // `@Res()` leaves the response to the receiver, which writes the exact bytes; no pipe touches the body.
-    receive(@Req() request: NotificationHttpRequest, @Res() response: unknown): Promise<void> {
+    receive(@Req() request: NotificationHttpRequest, @Res() response: unknown): void | Promise<void> {
       return this.receiver.receive(request, response);
     }
   }

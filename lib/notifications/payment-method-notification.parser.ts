@@ -1,4 +1,5 @@
-import { isEmail, isISO8601 } from 'class-validator';
+import { isISO8601 } from 'class-validator';
+import { isEmailAddress } from './email-address.js';
 import {
   isAddedCard,
   NotificationCard,
@@ -27,8 +28,8 @@ const MONTH = /^(0[1-9]|1[0-2])$/;
 /**
  * Validates a parsed JSON object and builds the handler's class instances, in one pass and without reflection.
  * It applies the rules declared on the classes of `payment-method-notification.ts` with class-validator decorators;
- * a property-based test holds the two to the same verdicts. The class-validator functions used for the
- * date and e-mail formats are the very ones the decorators call.
+ * a property-based test holds the two to the same verdicts. The date format is checked by the very class-validator
+ * function the decorator calls, the e-mail format by `isEmailAddress`, which gives the same verdicts faster.
  */
 export function parsePaymentMethodNotification(body: JsonObject): NotificationParseResult {
   let errors: NotificationFieldError[] | undefined;
@@ -47,7 +48,7 @@ export function parsePaymentMethodNotification(body: JsonObject): NotificationPa
     if (isPresent(shopper.partner_shopper_id) && typeof shopper.partner_shopper_id !== 'string') {
       fail('shopper.partner_shopper_id', 'must be a string when present');
     }
-    if (isPresent(shopper.email) && !isEmail(shopper.email)) {
+    if (isPresent(shopper.email) && !isEmailAddress(shopper.email)) {
       fail('shopper.email', 'must be an e-mail address when present');
     }
   }

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PayoutsConfigError } from '../../lib/errors/payouts-config.error.js';
 import { InMemoryNotificationDedupeStore } from '../../lib/notifications/in-memory-notification-dedupe-store.js';
@@ -74,6 +75,135 @@ describe('InMemoryNotificationDedupeStore', () => {
     expect(store.claim('a')).toBe('claimed');
   });
 
+  it('keeps claims whose handlers are running and evicts the oldest handled key instead', () => {
+    const store = new InMemoryNotificationDedupeStore({ maxEntries: 3 });
+    store.claim('running');
+    for (const key of ['a', 'b']) {
+      store.claim(key);
+      store.complete(key);
+    }
+    expect(store.claim('c')).toBe('claimed');
+    expect(store.size).toBe(3);
+    expect(store.claim('running')).toBe('in-progress');
+    expect(store.claim('c')).toBe('in-progress');
+    expect(store.claim('b')).toBe('handled');
+    expect(store.claim('a')).toBe('claimed');
+  });
+
+  it('drops the oldest claim when every remembered key is a running claim', () => {
+    const store = new InMemoryNotificationDedupeStore({ maxEntries: 2 });
+    store.claim('a');
+    store.claim('b');
+    expect(store.claim('c')).toBe('claimed');
+    expect(store.size).toBe(2);
+    expect(store.claim('b')).toBe('in-progress');
+    expect(store.claim('c')).toBe('in-progress');
+    // `a` was forgotten, so a re-send of it is claimed again (and evicts `b`, now the oldest claim).
+    expect(store.claim('a')).toBe('claimed');
+    expect(store.claim('b')).toBe('claimed');
+  });
+
+  it('records a completion whose claim was evicted, within the bound', () => {
+    const store = new InMemoryNotificationDedupeStore({ maxEntries: 2 });
+    store.claim('a');
+    store.claim('b');
+    store.claim('c');
+    store.complete('a');
+    expect(store.size).toBe(2);
+    expect(store.claim('a')).toBe('handled');
+    expect(store.claim('c')).toBe('in-progress');
+    expect(store.claim('b')).toBe('claimed');
+  });
+
+  it('claims a released key again and completes the new claim', () => {
+    const store = new InMemoryNotificationDedupeStore({ maxEntries: 2 });
+    store.claim('a');
+    store.release('a');
+    store.release('a');
+    expect(store.size).toBe(0);
+    expect(store.claim('a')).toBe('claimed');
+    store.complete('a');
+    expect(store.size).toBe(1);
+    expect(store.claim('a')).toBe('handled');
+  });
+
+  it('treats a completion after the ttl as a new entry, remembered for a full ttl again', () => {
+    const { time, now } = clock();
+    const store = new InMemoryNotificationDedupeStore({ ttlMs: 100, now });
+    store.claim('a');
+    store.complete('a');
+    time.now += 100;
+    expect(store.claim('a')).toBe('claimed');
+    time.now += 50;
+    store.complete('a');
+    time.now += 99;
+    expect(store.claim('a')).toBe('handled');
+    expect(store.size).toBe(1);
+    time.now += 1;
+    expect(store.claim('a')).toBe('claimed');
+  });
+
+  it('stays within maxEntries over many notifications, remembering the most recent ones', () => {
+    const maxEntries = 100;
+    const store = new InMemoryNotificationDedupeStore({ maxEntries });
+    let largest = 0;
+    for (let sequence = 0; sequence < 10_000; sequence++) {
+      const key = `n${sequence}`;
+      store.claim(key);
+      largest = Math.max(largest, store.size);
+      // Every tenth handling fails and is released, as the route does, leaving stale records behind.
+      if (sequence % 10 === 0) store.release(key);
+      else store.complete(key);
+      largest = Math.max(largest, store.size);
+    }
+    expect(largest).toBe(maxEntries);
+    expect(store.size).toBe(maxEntries);
+    expect(store.claim('n9999')).toBe('handled');
+    expect(store.claim('n9800')).toBe('claimed');
+  });
+
+  it('forgets expired keys as notifications keep arriving', () => {
+    const { time, now } = clock();
+    const timed = new InMemoryNotificationDedupeStore({ ttlMs: 10, maxEntries: 1000, now });
+    for (let sequence = 0; sequence < 5000; sequence++) {
+      time.now += 1;
+      timed.claim(`n${sequence}`);
+      timed.complete(`n${sequence}`);
+      expect(timed.size).toBeLessThanOrEqual(10);
+    }
+    expect(timed.claim('n4999')).toBe('handled');
+    expect(timed.claim('n4989')).toBe('claimed');
+  });
+
+  it('behaves like a plain model of its rules over any sequence of operations', () => {
+    const operation = fc.record({
+      kind: fc.constantFrom('claim', 'claim', 'complete', 'release'),
+      key: fc.integer({ min: 0, max: 12 }).map((n) => `k${n}`),
+      advanceMs: fc.constantFrom(0, 0, 1, 7, 40),
+    });
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 6 }), fc.array(operation, { maxLength: 300 }), (maxEntries, operations) => {
+        const { time, now } = clock();
+        const store = new InMemoryNotificationDedupeStore({ ttlMs: 50, maxEntries, now });
+        const model = new DedupeModel(50, maxEntries);
+        for (const { kind, key, advanceMs } of operations) {
+          time.now += advanceMs;
+          if (kind === 'claim') expect(store.claim(key)).toBe(model.claim(key, time.now));
+          else if (kind === 'complete') {
+            store.complete(key);
+            model.complete(key, time.now);
+          } else {
+            store.release(key);
+            model.release(key);
+          }
+          expect(store.size).toBe(model.size);
+          expect(store.size).toBeLessThanOrEqual(maxEntries);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it.each([
     [{ ttlMs: 0 }, 'notifications.dedupe.ttlMs'],
     [{ ttlMs: 1.5 }, 'notifications.dedupe.ttlMs'],
@@ -83,3 +213,53 @@ describe('InMemoryNotificationDedupeStore', () => {
     expect(() => new InMemoryNotificationDedupeStore(options)).toThrow(option);
   });
 });
+
+/**
+ * The store's rules written as plainly as possible, scanning everything on each call: `Map`s keep insertion order,
+ * and a handled key is re-inserted whenever its expiry changes.
+ */
+class DedupeModel {
+  readonly handled = new Map<string, number>();
+  readonly claims = new Set<string>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxEntries: number,
+  ) {}
+
+  get size(): number {
+    return this.handled.size + this.claims.size;
+  }
+
+  claim(key: string, now: number): string {
+    if (this.claims.has(key)) return 'in-progress';
+    const expiresAt = this.handled.get(key);
+    if (expiresAt !== undefined && expiresAt > now) return 'handled';
+    this.handled.delete(key);
+    this.makeRoom(now);
+    this.claims.add(key);
+    return 'claimed';
+  }
+
+  complete(key: string, now: number): void {
+    if (!this.claims.delete(key) && !this.handled.has(key)) this.makeRoom(now);
+    const expiresAt = now + this.ttlMs;
+    if (this.handled.get(key) === expiresAt) return;
+    this.handled.delete(key);
+    this.handled.set(key, expiresAt);
+  }
+
+  release(key: string): void {
+    this.claims.delete(key);
+  }
+
+  private makeRoom(now: number): void {
+    for (const [key, expiresAt] of this.handled) {
+      if (expiresAt <= now) this.handled.delete(key);
+    }
+    if (this.size < this.maxEntries) return;
+    const oldestHandled = this.handled.keys().next();
+    if (!oldestHandled.done) this.handled.delete(oldestHandled.value);
+    else this.claims.delete(this.claims.values().next().value!);
+  }
+}

@@ -185,4 +185,68 @@ describe.each(ADAPTERS)('notifications bootstrap on %s', (adapter) => {
     expect((await post(url, cardAdded())).status).toBe(500);
     expect(running.app.get(CardEvents).received).toHaveLength(1);
   });
+
+  it('takes the answers of an asynchronous store: handled is acknowledged, in progress is 409', async () => {
+    let answer: NotificationClaim = 'handled';
+    const store: NotificationDedupeStore = {
+      claim: async () => answer,
+      complete: async () => {},
+      release: async () => {},
+    };
+    running = await startNotificationsApp({
+      adapter,
+      notifications: { verification: 'none', dedupe: { store } },
+      providers: [CardEvents],
+    });
+    const url = running.url('payouts/notifications');
+    const acknowledged = await post(url, cardAdded());
+    expect([acknowledged.status, acknowledged.body]).toEqual([200, '{"ResultCode":0}']);
+    answer = 'in-progress';
+    expect((await post(url, cardAdded())).status).toBe(409);
+    expect(running.app.get(CardEvents).received).toHaveLength(0);
+  });
+
+  it('works with a synchronous store, whose throws are a 500 on claim and a logged ack on complete', async () => {
+    const logger = new RecordingLogger();
+    const calls: string[] = [];
+    let failing: 'claim' | 'complete' | undefined;
+    const store: NotificationDedupeStore = {
+      claim(key) {
+        calls.push(`claim ${key}`);
+        if (failing === 'claim') throw new Error('store offline');
+        return 'claimed';
+      },
+      complete(key) {
+        calls.push(`complete ${key}`);
+        if (failing === 'complete') throw new Error('store offline');
+      },
+      release(key) {
+        calls.push(`release ${key}`);
+      },
+    };
+    running = await startNotificationsApp({
+      adapter,
+      logger,
+      notifications: { verification: 'none', dedupe: { store } },
+      providers: [CardEvents],
+    });
+    const url = running.url('payouts/notifications');
+    // The same notification each time: this store remembers nothing, so every delivery is claimed.
+    const notification = cardAdded();
+    expect((await post(url, notification)).status).toBe(200);
+    const key = running.app.get(CardEvents).received[0]!.context.dedupeKey;
+    expect(calls).toEqual([`claim ${key}`, `complete ${key}`]);
+
+    failing = 'claim';
+    expect((await post(url, notification)).status).toBe(500);
+    expect(running.app.get(CardEvents).received).toHaveLength(1);
+    expect(logger.messages('error')).toContainEqual(
+      `The dedupe store failed to claim notification ${key}; not acknowledged`,
+    );
+
+    failing = 'complete';
+    expect((await post(url, notification)).status).toBe(200);
+    expect(running.app.get(CardEvents).received).toHaveLength(2);
+    expect(logger.messages('error')).toContainEqual(`The dedupe store failed to record notification ${key} as handled`);
+  });
 });
