@@ -246,6 +246,16 @@ describe('payout request validation', () => {
       expect(stub.requests.map(({ body }) => body)).toEqual([JSON.stringify(request)]);
     });
 
+    it('report the invalid fields of a request whose pass-through data has a field named constructor', async () => {
+      const request = {
+        ...walletPayoutRequest(),
+        payout_method: { type: 'bank_transfer', beneficiary: { name: 'ACME' }, account: { constructor: 'x' } },
+        amount: { value: '-1', currency_code: 'EUR' },
+      };
+      const errors = await validationErrors(request);
+      expect(errors.map((error) => error.path)).toEqual(['amount.value']);
+    });
+
     it('still need a beneficiary name', async () => {
       const errors = await validationErrors(bankTransfer({ iban: 'DE89370400440532013000' }));
       expect(errors).toEqual([{ path: 'payout_method.beneficiary.name', messages: ['name is required'] }]);

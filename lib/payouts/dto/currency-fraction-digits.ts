@@ -9,3 +9,9 @@ export function currencyFractionDigits(currency: string): number {
   }
   return digits;
 }
+
+/** How many digits follow the dot of a decimal string. */
+export function fractionDigitsOf(decimal: string): number {
+  const dot = decimal.indexOf('.');
+  return dot === -1 ? 0 : decimal.length - dot - 1;
+}

@@ -1,5 +1,5 @@
 import { isISO4217CurrencyCode, isUppercase, registerDecorator, type ValidationArguments } from 'class-validator';
-import { currencyFractionDigits } from './currency-fraction-digits.js';
+import { currencyFractionDigits, fractionDigitsOf } from './currency-fraction-digits.js';
 
 /**
  * The decimal string has no more fraction digits than the currency named by the sibling
@@ -33,9 +33,4 @@ export function FitsCurrencyFractionDigits(currencyProperty: string): PropertyDe
 function currencyOf(args: ValidationArguments): string | undefined {
   const currency: unknown = (args.object as Record<string, unknown>)[args.constraints[0] as string];
   return typeof currency === 'string' && isUppercase(currency) && isISO4217CurrencyCode(currency) ? currency : undefined;
-}
-
-function fractionDigitsOf(decimal: string): number {
-  const dot = decimal.indexOf('.');
-  return dot === -1 ? 0 : decimal.length - dot - 1;
 }

@@ -1,6 +1,5 @@
 import { Matches } from 'class-validator';
-
-const SNAKE_CASE = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
+import { SNAKE_CASE } from './payout-field-patterns.js';
 
 /** Lowercase words joined by single underscores, such as `mobile_money`. */
 export function IsSnakeCase(): PropertyDecorator {

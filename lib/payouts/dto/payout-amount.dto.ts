@@ -2,9 +2,7 @@ import { IsISO4217CurrencyCode, IsString, IsUppercase, Matches } from 'class-val
 import type { PayoutAmount } from '../create-payout-request.interface.js';
 import { FitsCurrencyFractionDigits } from './fits-currency-fraction-digits.decorator.js';
 import { IsRequired } from './is-required.decorator.js';
-
-/** A non-zero decimal with a dot separator and no superfluous leading zeros: `"5"`, `"0.50"`, `"1200.00"`. */
-const POSITIVE_DECIMAL = /^(?=.*[1-9])(?:0|[1-9]\d*)(?:\.\d+)?$/;
+import { POSITIVE_DECIMAL } from './payout-field-patterns.js';
 
 export class PayoutAmountDto implements PayoutAmount {
   @Matches(POSITIVE_DECIMAL, { message: '$property must be a positive decimal string with a dot, such as "125.50"' })

@@ -4,6 +4,7 @@ import type { CreatePayoutRequest } from '../create-payout-request.interface.js'
 import { IsRequired } from './is-required.decorator.js';
 import { IsSnakeCase } from './is-snake-case.decorator.js';
 import { OtherPayoutMethodDto } from './other-payout-method.dto.js';
+import { NOT_BLANK } from './payout-field-patterns.js';
 import { PayoutAmountDto } from './payout-amount.dto.js';
 import { WalletPayoutMethodDto } from './wallet-payout-method.dto.js';
 
@@ -44,7 +45,7 @@ export class PayoutRequestDto implements CreatePayoutRequest {
   @IsRequired()
   reference!: string;
 
-  @Matches(/\S/, { message: '$property must not be empty or blank' })
+  @Matches(NOT_BLANK, { message: '$property must not be empty or blank' })
   @IsString()
   @IsRequired()
   request_id!: string;
