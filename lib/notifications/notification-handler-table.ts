@@ -4,8 +4,8 @@ import type { PaymentMethodNotification } from './payment-method-notification.js
 export interface NotificationHandler {
   /** `ClassName.method`, for logs. */
   readonly name: string;
-  /** Calls the handler method; a synchronous throw becomes a rejection. */
-  readonly invoke: (notification: PaymentMethodNotification, context: NotificationContext) => Promise<unknown>;
+  /** The handler method bound to its instance, once at bootstrap: it may return a value or a promise, or throw. */
+  readonly invoke: (notification: PaymentMethodNotification, context: NotificationContext) => unknown;
 }
 
 /** The handlers of each event type, resolved once at bootstrap so a request only does a map lookup. */

@@ -53,7 +53,7 @@ export class NotificationHandlersExplorer {
       const method = (instance as Record<string, HandlerMethod>)[methodName]!;
       const handler: NotificationHandler = {
         name: `${instance.constructor.name}.${methodName}`,
-        invoke: async (notification, context) => method.call(instance, notification, context),
+        invoke: method.bind(instance),
       };
       for (const eventType of eventTypesOf(method)) {
         yield [eventType, handler];

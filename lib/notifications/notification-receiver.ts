@@ -137,36 +137,49 @@ export class NotificationReceiver implements OnModuleInit {
     notification: PaymentMethodNotification,
     context: NotificationContext,
   ): Promise<NotificationReply> {
+    // The reply never precedes a running handler. One handler, the usual case, is awaited without an array.
+    const succeeded =
+      handlers.length === 1
+        ? await this.run(handlers[0]!, notification, context)
+        : (await Promise.all(handlers.map((handler) => this.run(handler, notification, context)))).every(Boolean);
     const key = context.dedupeKey;
-    // The reply never precedes a running handler.
-    const outcomes = await Promise.allSettled(handlers.map((handler) => handler.invoke(notification, context)));
-    let failed = false;
-    outcomes.forEach((outcome, index) => {
-      if (outcome.status === 'rejected') {
-        failed = true;
-        this.logger.error(
-          `${handlers[index]!.name} failed on notification ${key}; not acknowledged, so the service sends it again`,
-          stackOf(outcome.reason),
-        );
-      }
-    });
-    if (failed) {
-      await this.settle(() => this.dedupeStore.release(key), `release notification ${key}`);
-      return NotificationReplies.failed;
-    }
-    // The handlers succeeded: acknowledge even if the store cannot record it, rather than have them run again.
-    await this.settle(() => this.dedupeStore.complete(key), `record notification ${key} as handled`);
-    return NotificationReplies.ack;
+    // Once the handlers succeeded, acknowledge even if the store cannot record it, rather than have them run again.
+    const recorded = this.record(succeeded ? 'complete' : 'release', key);
+    if (recorded) await recorded;
+    return succeeded ? NotificationReplies.ack : NotificationReplies.failed;
   }
 
-  /** Runs a store update, awaiting it only when the store is asynchronous; a failure is logged, not thrown. */
-  private async settle(operation: () => void | Promise<void>, description: string): Promise<void> {
+  /** Awaits one handler; its failure is logged and settles as `false`, so the other handlers still finish. */
+  private async run(
+    handler: NotificationHandler,
+    notification: PaymentMethodNotification,
+    context: NotificationContext,
+  ): Promise<boolean> {
     try {
-      const pending = operation();
-      if (pending) await pending;
+      await handler.invoke(notification, context);
+      return true;
     } catch (error) {
-      this.logger.error(`The dedupe store failed to ${description}`, stackOf(error));
+      this.logger.error(
+        `${handler.name} failed on notification ${context.dedupeKey}; not acknowledged, so the service sends it again`,
+        stackOf(error),
+      );
+      return false;
     }
+  }
+
+  /** Updates the store, returning a promise only when the store is asynchronous; a failure is logged, not thrown. */
+  private record(outcome: 'complete' | 'release', key: string): void | Promise<void> {
+    try {
+      const pending = this.dedupeStore[outcome](key);
+      if (pending) return Promise.resolve(pending).then(undefined, (error: unknown) => this.recordFailed(outcome, key, error));
+    } catch (error) {
+      this.recordFailed(outcome, key, error);
+    }
+  }
+
+  private recordFailed(outcome: 'complete' | 'release', key: string, error: unknown): void {
+    const action = outcome === 'complete' ? `record notification ${key} as handled` : `release notification ${key}`;
+    this.logger.error(`The dedupe store failed to ${action}`, stackOf(error));
   }
 }
 
