@@ -6,16 +6,11 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deliver, paymentMethodAddedNotification } from '../../lib/testing/index.js';
+import { type NodeProcessRun, runNodeProcess } from '../node-process.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TSC = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
 const SAMPLE_MAIN = fileURLToPath(new URL('../../sample/dist/main.js', import.meta.url));
-
-interface SampleRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 /** The environment without any setting the sample reads, plus `extra`. */
 function sampleEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -26,16 +21,8 @@ function sampleEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-function runSample(env: NodeJS.ProcessEnv): Promise<SampleRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SAMPLE_MAIN], { cwd: ROOT, env, timeout: 30_000 });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function runSample(env: NodeJS.ProcessEnv): Promise<NodeProcessRun> {
+  return runNodeProcess([SAMPLE_MAIN], { cwd: ROOT, env, timeoutMs: 30_000 });
 }
 
 describe('npm run sample', () => {
