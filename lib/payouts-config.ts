@@ -3,6 +3,7 @@ import { resolveNotificationsConfig, type NotificationsConfig } from './notifica
 import type { AccessTokenSource, PayoutsModuleOptions, PayoutsRetryOptions } from './payouts-options.interface.js';
 import { isHeaderSafeCredential } from './payouts/header-safe-credential.js';
 import { RedactedSecret } from './redacted-secret.js';
+import { wholeNumberOption } from './whole-number-option.js';
 
 /** The module's options after validation, with every default filled in. */
 export interface PayoutsConfig {
@@ -32,7 +33,7 @@ export function resolvePayoutsConfig(options: PayoutsModuleOptions | undefined):
     payoutsUrl: resolvePayoutsUrl(options.baseUrl),
     apiKey: new RedactedSecret(requireSecret('apiKey', options.apiKey)),
     accessToken: resolveAccessToken(options.accessToken),
-    timeoutMs: positiveInteger('timeoutMs', options.timeoutMs, 30_000),
+    timeoutMs: wholeNumberOption('timeoutMs', options.timeoutMs, 30_000, 1, 'milliseconds'),
     retry: resolveRetry(options.retries),
     notifications: resolveNotificationsConfig(options.notifications),
   };
@@ -90,27 +91,11 @@ function resolveRetry(retries: PayoutsModuleOptions['retries']): Required<Payout
   ) {
     throw new PayoutsConfigError('retries.retryOnStatus', 'an array of HTTP error statuses (400-599)');
   }
-  const maxRetries = nonNegativeInteger('retries.maxRetries', options.maxRetries, RETRY_DEFAULTS.maxRetries);
+  const maxRetries = wholeNumberOption('retries.maxRetries', options.maxRetries, RETRY_DEFAULTS.maxRetries, 0);
   return {
     maxRetries,
-    baseDelayMs: nonNegativeInteger('retries.baseDelayMs', options.baseDelayMs, RETRY_DEFAULTS.baseDelayMs),
-    maxDelayMs: nonNegativeInteger('retries.maxDelayMs', options.maxDelayMs, RETRY_DEFAULTS.maxDelayMs),
+    baseDelayMs: wholeNumberOption('retries.baseDelayMs', options.baseDelayMs, RETRY_DEFAULTS.baseDelayMs, 0),
+    maxDelayMs: wholeNumberOption('retries.maxDelayMs', options.maxDelayMs, RETRY_DEFAULTS.maxDelayMs, 0),
     retryOnStatus: [...retryOnStatus],
   };
-}
-
-function positiveInteger(option: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-    throw new PayoutsConfigError(option, 'a positive whole number of milliseconds');
-  }
-  return value;
-}
-
-function nonNegativeInteger(option: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new PayoutsConfigError(option, 'a whole number, 0 or more');
-  }
-  return value;
 }

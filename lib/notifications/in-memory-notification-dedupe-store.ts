@@ -1,4 +1,4 @@
-import { PayoutsConfigError } from '../errors/payouts-config.error.js';
+import { wholeNumberOption } from '../whole-number-option.js';
 import type { NotificationClaim, NotificationDedupeStore } from './notification-dedupe-store.interface.js';
 import { StampedKeyQueue } from './stamped-key-queue.js';
 
@@ -33,8 +33,8 @@ export class InMemoryNotificationDedupeStore implements NotificationDedupeStore 
   readonly #now: () => number;
 
   constructor(options: InMemoryNotificationDedupeStoreOptions = {}) {
-    this.#ttlMs = positiveInteger('notifications.dedupe.ttlMs', options.ttlMs, DAY_MS);
-    this.#maxEntries = positiveInteger('notifications.dedupe.maxEntries', options.maxEntries, 100_000);
+    this.#ttlMs = wholeNumberOption('notifications.dedupe.ttlMs', options.ttlMs, DAY_MS, 1);
+    this.#maxEntries = wholeNumberOption('notifications.dedupe.maxEntries', options.maxEntries, 100_000, 1);
     this.#now = options.now ?? Date.now;
   }
 
@@ -90,12 +90,4 @@ export class InMemoryNotificationDedupeStore implements NotificationDedupeStore 
       this.#claimOrder.shift();
     }
   }
-}
-
-function positiveInteger(option: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-    throw new PayoutsConfigError(option, 'a positive whole number');
-  }
-  return value;
 }

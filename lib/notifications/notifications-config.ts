@@ -1,6 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 import { PayoutsConfigError } from '../errors/payouts-config.error.js';
 import { RedactedSecret } from '../redacted-secret.js';
+import { wholeNumberOption } from '../whole-number-option.js';
 import { InMemoryNotificationDedupeStore } from './in-memory-notification-dedupe-store.js';
 import type { NotificationDedupeStore } from './notification-dedupe-store.interface.js';
 import type {
@@ -54,7 +55,7 @@ export function resolveNotificationsConfig(
   return {
     path: resolvePath(options.path),
     verification: resolveVerification(options.verification),
-    bodyLimitBytes: positiveInteger('notifications.bodyLimitBytes', options.bodyLimitBytes, 65_536, 'bytes'),
+    bodyLimitBytes: wholeNumberOption('notifications.bodyLimitBytes', options.bodyLimitBytes, 65_536, 1, 'bytes'),
     dedupeStore: resolveDedupeStore(options.dedupe),
     controllerDecorators: resolveControllerDecorators(options.controllerDecorators),
   };
@@ -173,12 +174,4 @@ function resolveControllerDecorators(decorators: unknown): readonly ClassDecorat
     throw new PayoutsConfigError('notifications.controllerDecorators', 'an array of class decorators, such as [Public()]');
   }
   return decorators as ClassDecorator[];
-}
-
-function positiveInteger(option: string, value: unknown, fallback: number, unit: string): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-    throw new PayoutsConfigError(option, `a positive whole number of ${unit}`);
-  }
-  return value;
 }
