@@ -13,9 +13,9 @@ import {
   createNotificationsApp,
   type NotificationsApp,
   post,
-  RecordingLogger,
   startNotificationsApp,
 } from './notifications-test-app.js';
+import { RecordingLogger } from '../recording-logger.js';
 
 const SECRET = 'boot-secret-value-never-printed';
 

@@ -12,9 +12,9 @@ import {
   type HttpReply,
   type NotificationsApp,
   post,
-  RecordingLogger,
   startNotificationsApp,
 } from './notifications-test-app.js';
+import { RecordingLogger } from '../recording-logger.js';
 
 const PATH = 'payouts/notifications';
 const ACK = '{"ResultCode":0}';

@@ -137,32 +137,3 @@ export function cardAdded(overrides: Record<string, unknown> = {}): Record<strin
     ...overrides,
   };
 }
-
-/** A Nest logger that keeps every line, to assert on what the module logs. */
-export class RecordingLogger implements LoggerService {
-  readonly lines: { level: string; message: string }[] = [];
-
-  log(message: unknown): void {
-    this.record('log', message);
-  }
-  error(message: unknown): void {
-    this.record('error', message);
-  }
-  warn(message: unknown): void {
-    this.record('warn', message);
-  }
-  debug(message: unknown): void {
-    this.record('debug', message);
-  }
-  verbose(message: unknown): void {
-    this.record('verbose', message);
-  }
-
-  messages(level: string): string[] {
-    return this.lines.filter((line) => line.level === level).map((line) => line.message);
-  }
-
-  private record(level: string, message: unknown): void {
-    this.lines.push({ level, message: String(message) });
-  }
-}

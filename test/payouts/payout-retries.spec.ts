@@ -6,7 +6,7 @@ import { parseRetryAfterMs, retryDelayMs } from '../../lib/payouts/retry-delay.j
 import { refusingBaseUrl } from './payouts-api-stub.js';
 import { walletPayoutRequest } from './payout-request.fixture.js';
 import { startPayoutsAppFor, usePayoutsTestbed } from './payouts-test-app.js';
-import { RecordingLogger } from './recording-logger.js';
+import { RecordingLogger } from '../recording-logger.js';
 
 describe('createPayout retries', () => {
   const testbed = usePayoutsTestbed();

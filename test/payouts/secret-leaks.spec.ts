@@ -5,7 +5,7 @@ import type { PayoutsModuleOptions } from '../../lib/payouts-options.interface.j
 import { type PayoutsApiStub, refusingBaseUrl, type StubReply } from './payouts-api-stub.js';
 import { walletPayoutRequest } from './payout-request.fixture.js';
 import { ACCESS_TOKEN, API_KEY, type PayoutsTestApp, startPayoutsAppFor, usePayoutsTestbed } from './payouts-test-app.js';
-import { RecordingLogger } from './recording-logger.js';
+import { RecordingLogger } from '../recording-logger.js';
 
 const FRESH_TOKEN = 'fresh-token-from-function-e71b';
 const TOKEN_ENDPOINT_SECRET = 'client-secret-used-by-token-function-40aa';
