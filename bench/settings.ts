@@ -11,7 +11,7 @@ export interface BenchSettings {
   readonly timeLimitSeconds: number;
 }
 
-/** About 10 minutes. */
+/** About 9 minutes. */
 export const FULL_SETTINGS: BenchSettings = {
   warmupSeconds: 3,
   durationSeconds: 8,
