@@ -8,7 +8,7 @@ export type {
   PayoutsModuleOptions,
   PayoutsOptionsFactory,
   PayoutsRetryOptions,
-} from './payouts-options.interface.js';
+} from './interfaces/payouts-module-options.interface.js';
 
 // Payouts
 export { PayoutsService } from './payouts/payouts.service.js';
@@ -35,30 +35,30 @@ export {
   OnPaymentMethodAdded,
   OnPaymentMethodEvent,
   OnPaymentMethodRemoved,
-} from './notifications/notification-handler.decorators.js';
-export { PaymentMethodEventType } from './notifications/payment-method-event-type.js';
+} from './notifications/dispatch/notification-handler.decorators.js';
+export { PaymentMethodEventType } from './interfaces/payment-method-event-type.js';
 export {
   AddedCardPaymentMethod,
   NotificationCard,
   NotificationPaymentMethod,
   NotificationShopper,
   PaymentMethodNotification,
-} from './notifications/payment-method-notification.js';
-export type { NotificationContext } from './notifications/notification-context.interface.js';
+} from './notifications/message/payment-method-notification.js';
+export type { NotificationContext } from './interfaces/notification-context.interface.js';
 export type {
   NotificationClaim,
   NotificationDedupeStore,
-} from './notifications/notification-dedupe-store.interface.js';
+} from './interfaces/notification-dedupe-store.interface.js';
 export {
   InMemoryNotificationDedupeStore,
   type InMemoryNotificationDedupeStoreOptions,
-} from './notifications/in-memory-notification-dedupe-store.js';
+} from './notifications/dedupe/in-memory-notification-dedupe-store.js';
 export type {
   NotificationDedupeOptions,
   NotificationRequestInfo,
   NotificationsOptions,
   NotificationVerificationOptions,
-} from './notifications/notifications-options.interface.js';
+} from './interfaces/notifications-options.interface.js';
 
 // Errors
 export { PayoutsError } from './errors/payouts.error.js';

@@ -1,5 +1,5 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
-import type { PayoutsModuleExtras, PayoutsModuleOptions } from './payouts-options.interface.js';
+import type { PayoutsModuleExtras, PayoutsModuleOptions } from './interfaces/payouts-module-options.interface.js';
 
 export const {
   ConfigurableModuleClass: PayoutsConfigurableModule,

@@ -2,19 +2,19 @@ import { type DynamicModule, Module, type Provider } from '@nestjs/common';
 import { HttpModule } from '@nestjs/axios';
 import { DiscoveryModule } from '@nestjs/core';
 import { PAYOUTS_CONFIG } from './payouts.constants.js';
-import { resolvePayoutsConfig } from './payouts-config.js';
+import { resolvePayoutsConfig } from './config/payouts-config.js';
 import {
   MODULE_OPTIONS_TOKEN,
   PayoutsConfigurableModule,
   type PayoutsModuleAsyncOptions,
   type PayoutsModuleForRootOptions,
 } from './payouts.module-definition.js';
-import type { PayoutsModuleOptions } from './payouts-options.interface.js';
+import type { PayoutsModuleOptions } from './interfaces/payouts-module-options.interface.js';
 import { PayoutsService } from './payouts/payouts.service.js';
 import {
   bindNotificationsRoute,
   createNotificationsController,
-} from './notifications/notifications-controller.factory.js';
+} from './notifications/http/notifications-controller.factory.js';
 import { NOTIFICATIONS_PROVIDERS } from './notifications/notifications.providers.js';
 
 /**

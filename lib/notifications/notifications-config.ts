@@ -1,15 +1,15 @@
 import { BlockList, isIP } from 'node:net';
 import { PayoutsConfigError } from '../errors/payouts-config.error.js';
-import { RedactedSecret } from '../redacted-secret.js';
-import { wholeNumberOption } from '../whole-number-option.js';
-import { InMemoryNotificationDedupeStore } from './in-memory-notification-dedupe-store.js';
-import type { NotificationDedupeStore } from './notification-dedupe-store.interface.js';
+import { RedactedSecret } from '../common/redacted-secret.js';
+import { wholeNumberOption } from '../common/whole-number-option.js';
+import { InMemoryNotificationDedupeStore } from './dedupe/in-memory-notification-dedupe-store.js';
+import type { NotificationDedupeStore } from '../interfaces/notification-dedupe-store.interface.js';
 import type {
   NotificationDedupeOptions,
   NotificationRequestInfo,
   NotificationsOptions,
   NotificationVerificationOptions,
-} from './notifications-options.interface.js';
+} from '../interfaces/notifications-options.interface.js';
 
 /** Where the shared secret travels: a query parameter of the notification URL, or a header. */
 export interface NotificationSecretConfig {

@@ -1,5 +1,5 @@
 import type { Provider } from '@nestjs/common';
-import { NotificationHandlersExplorer } from './notification-handlers.explorer.js';
-import { NotificationReceiver } from './notification-receiver.js';
+import { NotificationHandlersExplorer } from './dispatch/notification-handlers.explorer.js';
+import { NotificationReceiver } from './http/notification-receiver.js';
 
 export const NOTIFICATIONS_PROVIDERS: Provider[] = [NotificationHandlersExplorer, NotificationReceiver];

@@ -1,5 +1,5 @@
 import { PayoutsAccessTokenError } from '../errors/payouts-access-token.error.js';
-import type { PayoutsConfig } from '../payouts-config.js';
+import type { PayoutsConfig } from '../config/payouts-config.js';
 import { isHeaderSafeCredential } from './header-safe-credential.js';
 
 /**

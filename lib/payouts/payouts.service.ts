@@ -7,7 +7,7 @@ import { firstValueFrom } from 'rxjs';
 import { PayoutsApiError } from '../errors/payouts-api.error.js';
 import { PayoutsNetworkError } from '../errors/payouts-network.error.js';
 import { PAYOUTS_CONFIG } from '../payouts.constants.js';
-import type { PayoutsConfig } from '../payouts-config.js';
+import type { PayoutsConfig } from '../config/payouts-config.js';
 import { AccessTokenProvider } from './access-token-provider.js';
 import type { CreatePayoutRequest } from './create-payout-request.interface.js';
 import { validatePayoutRequest } from './payout-request-validator.js';

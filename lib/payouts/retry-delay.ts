@@ -1,4 +1,4 @@
-import type { PayoutsConfig } from '../payouts-config.js';
+import type { PayoutsConfig } from '../config/payouts-config.js';
 
 /**
  * How long to wait before retry number `retry` (0 for the first retry): the server's `Retry-After`

@@ -1,7 +1,7 @@
-import type { NotificationContext } from '../notifications/notification-context.interface.js';
-import { notificationDedupeKey } from '../notifications/notification-dedupe-key.js';
-import type { PaymentMethodNotification } from '../notifications/payment-method-notification.js';
-import { parsePaymentMethodNotification } from '../notifications/payment-method-notification.parser.js';
+import type { NotificationContext } from '../interfaces/notification-context.interface.js';
+import { notificationDedupeKey } from '../notifications/message/notification-dedupe-key.js';
+import type { PaymentMethodNotification } from '../notifications/message/payment-method-notification.js';
+import { parsePaymentMethodNotification } from '../notifications/message/payment-method-notification.parser.js';
 
 /**
  * The arguments the notification route passes a handler for `body`, for unit tests that call a

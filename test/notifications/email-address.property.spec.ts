@@ -1,7 +1,7 @@
 import { isEmail } from 'class-validator';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isEmailAddress } from '../../lib/notifications/email-address.js';
+import { isEmailAddress } from '../../lib/notifications/message/email-address.js';
 
 /*
  * `isEmailAddress` accepts everyday addresses with a pattern and leaves the rest to class-validator's `isEmail`.

@@ -3,9 +3,9 @@ import {
   OnPaymentMethodAdded,
   OnPaymentMethodEvent,
   OnPaymentMethodRemoved,
-} from '../../lib/notifications/notification-handler.decorators.js';
-import type { NotificationContext } from '../../lib/notifications/notification-context.interface.js';
-import { PaymentMethodNotification } from '../../lib/notifications/payment-method-notification.js';
+} from '../../lib/notifications/dispatch/notification-handler.decorators.js';
+import type { NotificationContext } from '../../lib/interfaces/notification-context.interface.js';
+import { PaymentMethodNotification } from '../../lib/notifications/message/payment-method-notification.js';
 
 export interface ReceivedNotification {
   readonly handler: string;

@@ -3,9 +3,9 @@ import { Injectable, Scope } from '@nestjs/common';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NotificationHandlerScopeError } from '../../lib/errors/notification-handler-scope.error.js';
 import { PayoutsConfigError } from '../../lib/errors/payouts-config.error.js';
-import { OnPaymentMethodAdded } from '../../lib/notifications/notification-handler.decorators.js';
-import type { NotificationClaim, NotificationDedupeStore } from '../../lib/notifications/notification-dedupe-store.interface.js';
-import type { NotificationsOptions } from '../../lib/notifications/notifications-options.interface.js';
+import { OnPaymentMethodAdded } from '../../lib/notifications/dispatch/notification-handler.decorators.js';
+import type { NotificationClaim, NotificationDedupeStore } from '../../lib/interfaces/notification-dedupe-store.interface.js';
+import type { NotificationsOptions } from '../../lib/interfaces/notifications-options.interface.js';
 import { AuditTrail, CardEvents } from './notification-handlers.fixture.js';
 import {
   ADAPTERS,

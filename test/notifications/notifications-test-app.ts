@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { PayoutsModule } from '../../lib/payouts.module.js';
-import type { NotificationsOptions } from '../../lib/notifications/notifications-options.interface.js';
+import type { NotificationsOptions } from '../../lib/interfaces/notifications-options.interface.js';
 
 export type AdapterName = 'express' | 'fastify';
 export const ADAPTERS: readonly AdapterName[] = ['express', 'fastify'];

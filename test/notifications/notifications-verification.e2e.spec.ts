@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type {
   NotificationRequestInfo,
   NotificationsOptions,
-} from '../../lib/notifications/notifications-options.interface.js';
+} from '../../lib/interfaces/notifications-options.interface.js';
 import { CardEvents } from './notification-handlers.fixture.js';
 import {
   ADAPTERS,

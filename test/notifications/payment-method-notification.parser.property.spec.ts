@@ -2,8 +2,8 @@ import { plainToInstance } from 'class-transformer';
 import { validate, type ValidationError } from 'class-validator';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PaymentMethodNotification } from '../../lib/notifications/payment-method-notification.js';
-import { parsePaymentMethodNotification } from '../../lib/notifications/payment-method-notification.parser.js';
+import { PaymentMethodNotification } from '../../lib/notifications/message/payment-method-notification.js';
+import { parsePaymentMethodNotification } from '../../lib/notifications/message/payment-method-notification.parser.js';
 
 /*
  * The route validates with a hand-written parser for speed; the class-validator decorators on the DTO classes

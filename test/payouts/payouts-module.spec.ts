@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { PayoutsConfigError } from '../../lib/errors/payouts-config.error.js';
 import { PayoutsError } from '../../lib/errors/payouts.error.js';
 import { PayoutsModule } from '../../lib/payouts.module.js';
-import type { PayoutsModuleOptions, PayoutsOptionsFactory } from '../../lib/payouts-options.interface.js';
+import type { PayoutsModuleOptions, PayoutsOptionsFactory } from '../../lib/interfaces/payouts-module-options.interface.js';
 import { PayoutsService } from '../../lib/payouts/payouts.service.js';
 import { walletPayoutRequest } from './payout-request.fixture.js';
 import { ACCESS_TOKEN, API_KEY, payoutsOptions, startPayoutsApp, usePayoutsTestbed } from './payouts-test-app.js';

@@ -2,7 +2,7 @@ import { Body, Controller, type DynamicModule, type INestApplication, type Logge
 import { NestFactory } from '@nestjs/core';
 import { afterEach, beforeEach } from 'vitest';
 import { PayoutsModule } from '../../lib/payouts.module.js';
-import type { PayoutsModuleOptions } from '../../lib/payouts-options.interface.js';
+import type { PayoutsModuleOptions } from '../../lib/interfaces/payouts-module-options.interface.js';
 import type { CreatePayoutRequest } from '../../lib/payouts/create-payout-request.interface.js';
 import { PayoutsService } from '../../lib/payouts/payouts.service.js';
 import { PayoutsApiStub } from './payouts-api-stub.js';

@@ -3,9 +3,9 @@ import { Injectable } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { describe, expect, it } from 'vitest';
 import { PayoutsModule, PayoutsService } from '../../lib/index.js';
-import type { NotificationContext } from '../../lib/notifications/notification-context.interface.js';
-import { OnPaymentMethodAdded } from '../../lib/notifications/notification-handler.decorators.js';
-import type { PaymentMethodNotification } from '../../lib/notifications/payment-method-notification.js';
+import type { NotificationContext } from '../../lib/interfaces/notification-context.interface.js';
+import { OnPaymentMethodAdded } from '../../lib/notifications/dispatch/notification-handler.decorators.js';
+import type { PaymentMethodNotification } from '../../lib/notifications/message/payment-method-notification.js';
 import {
   deliver,
   FakePayoutsService,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { describe, expect, it } from 'vitest';
-import type { NotificationContext } from '../../lib/notifications/notification-context.interface.js';
-import { PaymentMethodNotification } from '../../lib/notifications/payment-method-notification.js';
+import type { NotificationContext } from '../../lib/interfaces/notification-context.interface.js';
+import { PaymentMethodNotification } from '../../lib/notifications/message/payment-method-notification.js';
 import {
   notificationHandlerArgs,
   paymentMethodAddedNotification,

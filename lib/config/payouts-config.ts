@@ -1,9 +1,9 @@
-import { PayoutsConfigError } from './errors/payouts-config.error.js';
-import { resolveNotificationsConfig, type NotificationsConfig } from './notifications/notifications-config.js';
-import type { AccessTokenSource, PayoutsModuleOptions, PayoutsRetryOptions } from './payouts-options.interface.js';
-import { isHeaderSafeCredential } from './payouts/header-safe-credential.js';
-import { RedactedSecret } from './redacted-secret.js';
-import { wholeNumberOption } from './whole-number-option.js';
+import { PayoutsConfigError } from '../errors/payouts-config.error.js';
+import { resolveNotificationsConfig, type NotificationsConfig } from '../notifications/notifications-config.js';
+import type { AccessTokenSource, PayoutsModuleOptions, PayoutsRetryOptions } from '../interfaces/payouts-module-options.interface.js';
+import { isHeaderSafeCredential } from '../payouts/header-safe-credential.js';
+import { RedactedSecret } from '../common/redacted-secret.js';
+import { wholeNumberOption } from '../common/whole-number-option.js';
 
 /** The module's options after validation, with every default filled in. */
 export interface PayoutsConfig {

@@ -1,5 +1,5 @@
-import { wholeNumberOption } from '../whole-number-option.js';
-import type { NotificationClaim, NotificationDedupeStore } from './notification-dedupe-store.interface.js';
+import { wholeNumberOption } from '../../common/whole-number-option.js';
+import type { NotificationClaim, NotificationDedupeStore } from '../../interfaces/notification-dedupe-store.interface.js';
 import { StampedKeyQueue } from './stamped-key-queue.js';
 
 export interface InMemoryNotificationDedupeStoreOptions {

@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
-import { NotificationHandlerScopeError } from '../errors/notification-handler-scope.error.js';
+import { NotificationHandlerScopeError } from '../../errors/notification-handler-scope.error.js';
 import { ANY_NOTIFICATION_EVENT, NOTIFICATION_HANDLER_METADATA } from './notification-handler.decorators.js';
 import { type NotificationHandler, NotificationHandlerTable } from './notification-handler-table.js';
-import { PaymentMethodEventType } from './payment-method-event-type.js';
+import { PaymentMethodEventType } from '../../interfaces/payment-method-event-type.js';
 
 type InstanceWrapper = ReturnType<DiscoveryService['getProviders']>[number];
 type HandlerMethod = NotificationHandler['invoke'];

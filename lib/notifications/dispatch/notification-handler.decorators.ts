@@ -1,4 +1,4 @@
-import { PaymentMethodEventType } from './payment-method-event-type.js';
+import { PaymentMethodEventType } from '../../interfaces/payment-method-event-type.js';
 
 /** Reflect-metadata key under which a handler method lists the event types it receives. */
 export const NOTIFICATION_HANDLER_METADATA = Symbol('payouts:notification-handler');

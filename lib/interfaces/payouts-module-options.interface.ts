@@ -1,4 +1,4 @@
-import type { NotificationsOptions } from './notifications/notifications-options.interface.js';
+import type { NotificationsOptions } from './notifications-options.interface.js';
 
 /**
  * A fixed access token, or a function returning one. The function is called on first use and its token

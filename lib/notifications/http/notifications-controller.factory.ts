@@ -1,7 +1,7 @@
 import { Controller, Inject, Post, Req, Res, type Type, VERSION_NEUTRAL } from '@nestjs/common';
 import type { NotificationHttpRequest } from './notification-http-request.interface.js';
 import { NotificationReceiver } from './notification-receiver.js';
-import type { NotificationsConfig } from './notifications-config.js';
+import type { NotificationsConfig } from '../notifications-config.js';
 
 const ROUTE_METHOD = 'receive';
 

@@ -1,4 +1,4 @@
-import { PayoutsConfigError } from './errors/payouts-config.error.js';
+import { PayoutsConfigError } from '../errors/payouts-config.error.js';
 
 /**
  * Reads an optional whole-number option at bootstrap: `fallback` when it is absent, otherwise a safe integer of at

@@ -1,4 +1,4 @@
-import type { NotificationRequestInfo } from './notifications-options.interface.js';
+import type { NotificationRequestInfo } from '../../interfaces/notifications-options.interface.js';
 
 /** The part of an Express or Fastify request the notification route reads; both frameworks provide it. */
 export interface NotificationHttpRequest extends NotificationRequestInfo {

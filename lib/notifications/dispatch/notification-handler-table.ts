@@ -1,5 +1,5 @@
-import type { NotificationContext } from './notification-context.interface.js';
-import type { PaymentMethodNotification } from './payment-method-notification.js';
+import type { NotificationContext } from '../../interfaces/notification-context.interface.js';
+import type { PaymentMethodNotification } from '../message/payment-method-notification.js';
 
 export interface NotificationHandler {
   /** `ClassName.method`, for logs. */

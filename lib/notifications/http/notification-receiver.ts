@@ -1,13 +1,13 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { PAYOUTS_CONFIG } from '../payouts.constants.js';
-import type { PayoutsConfig } from '../payouts-config.js';
-import { stackOf } from './error-stack.js';
-import type { NotificationContext } from './notification-context.interface.js';
-import type { NotificationClaim, NotificationDedupeStore } from './notification-dedupe-store.interface.js';
-import { notificationDedupeKey } from './notification-dedupe-key.js';
-import type { NotificationHandler, NotificationHandlerTable } from './notification-handler-table.js';
-import { NotificationHandlersExplorer } from './notification-handlers.explorer.js';
+import { PAYOUTS_CONFIG } from '../../payouts.constants.js';
+import type { PayoutsConfig } from '../../config/payouts-config.js';
+import { stackOf } from '../../common/error-stack.js';
+import type { NotificationContext } from '../../interfaces/notification-context.interface.js';
+import type { NotificationClaim, NotificationDedupeStore } from '../../interfaces/notification-dedupe-store.interface.js';
+import { notificationDedupeKey } from '../message/notification-dedupe-key.js';
+import type { NotificationHandler, NotificationHandlerTable } from '../dispatch/notification-handler-table.js';
+import { NotificationHandlersExplorer } from '../dispatch/notification-handlers.explorer.js';
 import type { NotificationHttpRequest } from './notification-http-request.interface.js';
 import {
   createNotificationReplyWriter,
@@ -16,8 +16,8 @@ import {
   type NotificationReplyWriter,
 } from './notification-reply.js';
 import { createNotificationVerifier, type NotificationVerifier } from './notification-verifier.js';
-import type { PaymentMethodNotification } from './payment-method-notification.js';
-import { parsePaymentMethodNotification } from './payment-method-notification.parser.js';
+import type { PaymentMethodNotification } from '../message/payment-method-notification.js';
+import { parsePaymentMethodNotification } from '../message/payment-method-notification.parser.js';
 
 /**
  * Turns one HTTP request into a reply: content type, size, verification, validation, dedupe, handlers.

@@ -1,9 +1,9 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import { isIP, type BlockList } from 'node:net';
 import type { LoggerService } from '@nestjs/common';
-import { stackOf } from './error-stack.js';
-import type { NotificationSecretConfig, NotificationVerificationConfig } from './notifications-config.js';
-import type { NotificationRequestInfo } from './notifications-options.interface.js';
+import { stackOf } from '../../common/error-stack.js';
+import type { NotificationSecretConfig, NotificationVerificationConfig } from '../notifications-config.js';
+import type { NotificationRequestInfo } from '../../interfaces/notifications-options.interface.js';
 
 /** `true` when the request proves it comes from the payouts service. */
 export type NotificationVerifier = (request: NotificationRequestInfo) => boolean | Promise<boolean>;

@@ -10,7 +10,7 @@ import {
   Matches,
   ValidateNested,
 } from 'class-validator';
-import { PaymentMethodEventType } from './payment-method-event-type.js';
+import { PaymentMethodEventType } from '../../interfaces/payment-method-event-type.js';
 
 /*
  * These classes are what handlers receive, and their decorators are the single statement of the validation rules:

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { NotificationFieldError } from './payment-method-notification.parser.js';
+import type { NotificationFieldError } from '../message/payment-method-notification.parser.js';
 
 /** A status and a JSON body, serialised once: every fixed reply is built at module load. */
 export class NotificationReply {
