@@ -1,5 +1,19 @@
-/** The options exactly as the user passed them to `forRoot` / returned from `forRootAsync`. */
-export { MODULE_OPTIONS_TOKEN as PAYOUTS_MODULE_OPTIONS } from './payouts.module-definition.js';
+/*
+ * Injection tokens of one `PayoutsModule` registration. Each registration is its own module instance, so these
+ * tokens are private to it: only the exported `PayoutsService` is seen by the importing module.
+ */
 
-/** The validated, normalised configuration every provider of the module reads. */
-export const PAYOUTS_CONFIG = Symbol('PAYOUTS_CONFIG');
+/** The payouts client's slice of the validated options (`PayoutsClientConfig`). */
+export const PAYOUTS_CLIENT_CONFIG = Symbol('PAYOUTS_CLIENT_CONFIG');
+
+/** The notification route's slice of the validated options (`NotificationsConfig`, or `false` for no route). */
+export const NOTIFICATIONS_CONFIG = Symbol('NOTIFICATIONS_CONFIG');
+
+/** The `NotificationDedupeStore` in use: the one given in the options, or the built-in in-memory store. */
+export const NOTIFICATION_DEDUPE_STORE = Symbol('NOTIFICATION_DEDUPE_STORE');
+
+/** What a verified, valid notification is handed to (`NotificationDispatcher`): inline handlers by default. */
+export const NOTIFICATION_DISPATCHER = Symbol('NOTIFICATION_DISPATCHER');
+
+/** Receives what the package does, for metrics and traces (`PayoutsInstrumentation`); a no-op by default. */
+export const PAYOUTS_INSTRUMENTATION = Symbol('PAYOUTS_INSTRUMENTATION');

@@ -1,21 +1,14 @@
-import { type DynamicModule, Module, type Provider } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
 import { HttpModule } from '@nestjs/axios';
 import { DiscoveryModule } from '@nestjs/core';
-import { PAYOUTS_CONFIG } from './payouts.constants.js';
-import { resolvePayoutsConfig } from './config/payouts-config.js';
+import { createNotificationsController } from './notifications/http/notifications-controller.factory.js';
 import {
-  MODULE_OPTIONS_TOKEN,
   PayoutsConfigurableModule,
   type PayoutsModuleAsyncOptions,
   type PayoutsModuleForRootOptions,
 } from './payouts.module-definition.js';
-import type { PayoutsModuleOptions } from './interfaces/payouts-module-options.interface.js';
+import { createPayoutsProviders } from './payouts.providers.js';
 import { PayoutsService } from './payouts/payouts.service.js';
-import {
-  bindNotificationsRoute,
-  createNotificationsController,
-} from './notifications/http/notifications-controller.factory.js';
-import { NOTIFICATIONS_PROVIDERS } from './notifications/notifications.providers.js';
 
 /**
  * Gives an application an injectable `PayoutsService` and, unless `notifications: false`,
@@ -23,37 +16,27 @@ import { NOTIFICATIONS_PROVIDERS } from './notifications/notifications.providers
  */
 @Module({
   imports: [HttpModule, DiscoveryModule],
-  providers: [PayoutsService, ...NOTIFICATIONS_PROVIDERS],
   exports: [PayoutsService],
 })
 export class PayoutsModule extends PayoutsConfigurableModule {
   static override forRoot(options: PayoutsModuleForRootOptions): DynamicModule {
-    return withRoute(super.forRoot(options));
+    return withRegistration(super.forRoot(options));
   }
 
   static override forRootAsync(options: PayoutsModuleAsyncOptions): DynamicModule {
-    return withRoute(super.forRootAsync(options));
+    return withRegistration(super.forRootAsync(options));
   }
 }
 
 /**
- * Each registration gets its own controller class, given its path once the options are known
- * (Nest maps routes after async providers resolve), so two apps in one process never share a path.
+ * Each registration gets its own controller class, given its path once the options are known, and its own
+ * providers, so two apps in one process never share a path or a store.
  */
-function withRoute(definition: DynamicModule): DynamicModule {
+function withRegistration(definition: DynamicModule): DynamicModule {
   const controller = createNotificationsController();
-  const configProvider: Provider = {
-    provide: PAYOUTS_CONFIG,
-    inject: [MODULE_OPTIONS_TOKEN],
-    useFactory: (options: PayoutsModuleOptions) => {
-      const config = resolvePayoutsConfig(options);
-      bindNotificationsRoute(controller, config.notifications);
-      return config;
-    },
-  };
   return {
     ...definition,
     controllers: [controller],
-    providers: [...(definition.providers ?? []), configProvider],
+    providers: [...(definition.providers ?? []), ...createPayoutsProviders(controller)],
   };
 }

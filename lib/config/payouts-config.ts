@@ -1,28 +1,13 @@
 import { PayoutsConfigError } from '../errors/payouts-config.error.js';
-import { resolveNotificationsConfig, type NotificationsConfig } from '../notifications/notifications-config.js';
-import type { AccessTokenSource, PayoutsModuleOptions, PayoutsRetryOptions } from '../interfaces/payouts-module-options.interface.js';
-import { isHeaderSafeCredential } from '../payouts/header-safe-credential.js';
-import { RedactedSecret } from '../common/redacted-secret.js';
-import { wholeNumberOption } from '../common/whole-number-option.js';
+import type { PayoutsModuleOptions } from '../interfaces/payouts-module-options.interface.js';
+import { type NotificationsConfig, resolveNotificationsConfig } from '../notifications/notifications-config.js';
+import { type PayoutsClientConfig, resolvePayoutsClientConfig } from '../payouts/payouts-client-config.js';
 
-/** The module's options after validation, with every default filled in. */
+/** The module's options after validation: one slice per feature, each read only by its own feature. */
 export interface PayoutsConfig {
-  /** Absolute URL of the create-payout endpoint. */
-  readonly payoutsUrl: string;
-  readonly apiKey: RedactedSecret;
-  /** A fixed token, or the user's function that fetches one. */
-  readonly accessToken: RedactedSecret | (() => string | Promise<string>);
-  readonly timeoutMs: number;
-  readonly retry: Readonly<Required<PayoutsRetryOptions>>;
+  readonly client: PayoutsClientConfig;
   readonly notifications: NotificationsConfig | false;
 }
-
-const RETRY_DEFAULTS: Required<PayoutsRetryOptions> = {
-  maxRetries: 2,
-  baseDelayMs: 200,
-  maxDelayMs: 10_000,
-  retryOnStatus: [429, 503],
-};
 
 /** Validates the user's options once, at bootstrap, so a bad value fails the app before any request. */
 export function resolvePayoutsConfig(options: PayoutsModuleOptions | undefined): PayoutsConfig {
@@ -30,72 +15,7 @@ export function resolvePayoutsConfig(options: PayoutsModuleOptions | undefined):
     throw new PayoutsConfigError('options', 'an object with baseUrl, apiKey and accessToken');
   }
   return {
-    payoutsUrl: resolvePayoutsUrl(options.baseUrl),
-    apiKey: new RedactedSecret(requireSecret('apiKey', options.apiKey)),
-    accessToken: resolveAccessToken(options.accessToken),
-    timeoutMs: wholeNumberOption('timeoutMs', options.timeoutMs, 30_000, 1, 'milliseconds'),
-    retry: resolveRetry(options.retries),
+    client: resolvePayoutsClientConfig(options),
     notifications: resolveNotificationsConfig(options.notifications),
-  };
-}
-
-function resolvePayoutsUrl(baseUrl: unknown): string {
-  const expected = 'an absolute http:// or https:// URL such as "https://api.example.com/v1"';
-  if (typeof baseUrl !== 'string' || baseUrl.trim() === '') {
-    throw new PayoutsConfigError('baseUrl', expected);
-  }
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new PayoutsConfigError('baseUrl', expected);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new PayoutsConfigError('baseUrl', expected);
-  }
-  if (url.search || url.hash) {
-    throw new PayoutsConfigError('baseUrl', 'a URL without a query string or fragment');
-  }
-  if (url.username || url.password) {
-    throw new PayoutsConfigError('baseUrl', 'a URL without user name or password (credentials go in apiKey and accessToken)');
-  }
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}/payouts`;
-}
-
-function requireSecret(option: string, value: unknown, expected = 'a non-empty string without spaces'): string {
-  if (!isHeaderSafeCredential(value)) {
-    throw new PayoutsConfigError(option, expected);
-  }
-  return value;
-}
-
-function resolveAccessToken(value: AccessTokenSource | undefined): PayoutsConfig['accessToken'] {
-  if (typeof value === 'function') {
-    return value;
-  }
-  return new RedactedSecret(requireSecret('accessToken', value, 'a non-empty string without spaces, or a function returning one'));
-}
-
-function resolveRetry(retries: PayoutsModuleOptions['retries']): Required<PayoutsRetryOptions> {
-  if (retries === undefined) {
-    return RETRY_DEFAULTS;
-  }
-  const options = typeof retries === 'number' ? { maxRetries: retries } : retries;
-  if (options === null || typeof options !== 'object') {
-    throw new PayoutsConfigError('retries', 'a number of retries or an object of retry options');
-  }
-  const retryOnStatus = options.retryOnStatus ?? RETRY_DEFAULTS.retryOnStatus;
-  if (
-    !Array.isArray(retryOnStatus) ||
-    !retryOnStatus.every((status) => Number.isInteger(status) && status >= 400 && status <= 599)
-  ) {
-    throw new PayoutsConfigError('retries.retryOnStatus', 'an array of HTTP error statuses (400-599)');
-  }
-  const maxRetries = wholeNumberOption('retries.maxRetries', options.maxRetries, RETRY_DEFAULTS.maxRetries, 0);
-  return {
-    maxRetries,
-    baseDelayMs: wholeNumberOption('retries.baseDelayMs', options.baseDelayMs, RETRY_DEFAULTS.baseDelayMs, 0),
-    maxDelayMs: wholeNumberOption('retries.maxDelayMs', options.maxDelayMs, RETRY_DEFAULTS.maxDelayMs, 0),
-    retryOnStatus: [...retryOnStatus],
   };
 }

@@ -1,8 +1,8 @@
 import { BlockList, isIP } from 'node:net';
 import { PayoutsConfigError } from '../errors/payouts-config.error.js';
+import { isHttpHeaderName } from '../common/http-header-name.js';
 import { RedactedSecret } from '../common/redacted-secret.js';
 import { wholeNumberOption } from '../common/whole-number-option.js';
-import { InMemoryNotificationDedupeStore } from './dedupe/in-memory-notification-dedupe-store.js';
 import type { NotificationDedupeStore } from '../interfaces/notification-dedupe-store.interface.js';
 import type {
   NotificationDedupeOptions,
@@ -25,12 +25,17 @@ export interface NotificationVerificationConfig {
   readonly verify?: (request: NotificationRequestInfo) => boolean | Promise<boolean>;
 }
 
+/** Either the user's own store, or the bounds of the built-in in-memory store. */
+export type NotificationDedupeConfig =
+  | { readonly store: NotificationDedupeStore }
+  | { readonly store?: undefined; readonly ttlMs: number; readonly maxEntries: number };
+
 /** The notification options after validation, with every default filled in. */
 export interface NotificationsConfig {
   readonly path: string;
   readonly verification: NotificationVerificationConfig | 'none';
   readonly bodyLimitBytes: number;
-  readonly dedupeStore: NotificationDedupeStore;
+  readonly dedupe: NotificationDedupeConfig;
   readonly controllerDecorators: readonly ClassDecorator[];
 }
 
@@ -56,7 +61,7 @@ export function resolveNotificationsConfig(
     path: resolvePath(options.path),
     verification: resolveVerification(options.verification),
     bodyLimitBytes: wholeNumberOption('notifications.bodyLimitBytes', options.bodyLimitBytes, 65_536, 1, 'bytes'),
-    dedupeStore: resolveDedupeStore(options.dedupe),
+    dedupe: resolveDedupe(options.dedupe),
     controllerDecorators: resolveControllerDecorators(options.controllerDecorators),
   };
 }
@@ -104,7 +109,7 @@ function resolveSecret(secret: NotificationVerificationOptions['secret']): Notif
     throw new PayoutsConfigError(option, 'either queryParam or header, not both');
   }
   if (header !== undefined) {
-    if (typeof header !== 'string' || !/^[!#$%&'*+.^_`|~\w-]+$/.test(header)) {
+    if (!isHttpHeaderName(header)) {
       throw new PayoutsConfigError(`${option}.header`, 'an HTTP header name such as "x-notifications-token"');
     }
     return { value: new RedactedSecret(value), in: 'header', name: header.toLowerCase() };
@@ -148,13 +153,20 @@ function addAllowedIp(list: BlockList, entry: unknown): boolean {
   return true;
 }
 
-function resolveDedupeStore(dedupe: NotificationDedupeOptions | undefined): NotificationDedupeStore {
-  if (dedupe === undefined) return new InMemoryNotificationDedupeStore();
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+function resolveDedupe(dedupe: NotificationDedupeOptions | undefined): NotificationDedupeConfig {
+  if (dedupe === undefined) return { ttlMs: DAY_MS, maxEntries: 100_000 };
   if (dedupe === null || typeof dedupe !== 'object') {
     throw new PayoutsConfigError('notifications.dedupe', 'an object with store, or ttlMs and maxEntries');
   }
   const { store, ttlMs, maxEntries } = dedupe;
-  if (store === undefined) return new InMemoryNotificationDedupeStore({ ttlMs, maxEntries });
+  if (store === undefined) {
+    return {
+      ttlMs: wholeNumberOption('notifications.dedupe.ttlMs', ttlMs, DAY_MS, 1, 'milliseconds'),
+      maxEntries: wholeNumberOption('notifications.dedupe.maxEntries', maxEntries, 100_000, 1),
+    };
+  }
   if (ttlMs !== undefined || maxEntries !== undefined) {
     throw new PayoutsConfigError(
       'notifications.dedupe',
@@ -165,7 +177,7 @@ function resolveDedupeStore(dedupe: NotificationDedupeOptions | undefined): Noti
   if (store === null || typeof store !== 'object' || !methods.every((name) => typeof store[name] === 'function')) {
     throw new PayoutsConfigError('notifications.dedupe.store', 'an object with claim, complete and release methods');
   }
-  return store;
+  return { store };
 }
 
 function resolveControllerDecorators(decorators: unknown): readonly ClassDecorator[] {

@@ -1,5 +1,5 @@
 import { PayoutsAccessTokenError } from '../errors/payouts-access-token.error.js';
-import type { PayoutsConfig } from '../config/payouts-config.js';
+import type { PayoutsClientConfig } from './payouts-client-config.js';
 import { isHeaderSafeCredential } from './header-safe-credential.js';
 
 /**
@@ -10,7 +10,7 @@ export class AccessTokenProvider {
   private cached: string | undefined;
   private pending: Promise<{ token: string } | { problem: string }> | undefined;
 
-  constructor(private readonly source: PayoutsConfig['accessToken']) {}
+  constructor(private readonly source: PayoutsClientConfig['accessToken']) {}
 
   /** Only a function can yield a different token after a 401. */
   get refreshable(): boolean {

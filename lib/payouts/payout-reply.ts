@@ -17,7 +17,3 @@ export function replyBody(text: string): unknown {
     return text;
   }
 }
-
-export function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -6,13 +6,14 @@ import { HttpService } from '@nestjs/axios';
 import { firstValueFrom } from 'rxjs';
 import { PayoutsApiError } from '../errors/payouts-api.error.js';
 import { PayoutsNetworkError } from '../errors/payouts-network.error.js';
-import { PAYOUTS_CONFIG } from '../payouts.constants.js';
-import type { PayoutsConfig } from '../config/payouts-config.js';
+import { PAYOUTS_CLIENT_CONFIG } from '../payouts.constants.js';
 import { AccessTokenProvider } from './access-token-provider.js';
+import type { PayoutsClientConfig } from './payouts-client-config.js';
 import type { CreatePayoutRequest } from './create-payout-request.interface.js';
 import { validatePayoutRequest } from './payout-request-validator.js';
 import type { PayoutResult } from './payout-result.interface.js';
-import { isJsonObject, replyBody, replyHeaders } from './payout-reply.js';
+import { isJsonObject } from '../common/json-object.js';
+import { replyBody, replyHeaders } from './payout-reply.js';
 import { PAYOUTS_USER_AGENT } from './payouts-user-agent.js';
 import { retryDelayMs } from './retry-delay.js';
 import { transportFailure } from './transport-failure.js';
@@ -40,7 +41,7 @@ export class PayoutsService implements OnModuleDestroy {
 
   constructor(
     private readonly http: HttpService,
-    @Inject(PAYOUTS_CONFIG) private readonly config: PayoutsConfig,
+    @Inject(PAYOUTS_CLIENT_CONFIG) private readonly config: PayoutsClientConfig,
   ) {
     this.accessToken = new AccessTokenProvider(config.accessToken);
   }

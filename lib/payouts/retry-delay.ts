@@ -1,4 +1,4 @@
-import type { PayoutsConfig } from '../config/payouts-config.js';
+import type { PayoutsClientConfig } from './payouts-client-config.js';
 
 /**
  * How long to wait before retry number `retry` (0 for the first retry): the server's `Retry-After`
@@ -6,7 +6,7 @@ import type { PayoutsConfig } from '../config/payouts-config.js';
  */
 export function retryDelayMs(
   retry: number,
-  policy: PayoutsConfig['retry'],
+  policy: PayoutsClientConfig['retry'],
   retryAfter: string | undefined,
   random: () => number = Math.random,
   now: number = Date.now(),

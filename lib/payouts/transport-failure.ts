@@ -1,18 +1,7 @@
+import { NOT_CONNECTED_ERROR_CODES, systemErrorCode } from '../common/network-error-codes.js';
 import { PayoutOutcomeUnknownError } from '../errors/payout-outcome-unknown.error.js';
 import { PayoutsNetworkError } from '../errors/payouts-network.error.js';
 
-/** Failures that happen before a connection exists, so no byte of the request reached the API. */
-const NOT_SENT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EAI_FAIL',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EHOSTDOWN',
-  'ENETDOWN',
-  'EADDRNOTAVAIL',
-]);
 
 /**
  * Turns whatever the HTTP client threw into one of our errors. Only the error code is read:
@@ -20,14 +9,9 @@ const NOT_SENT_CODES = new Set([
  * Anything not known to precede sending counts as sent, since the payout may then exist.
  */
 export function transportFailure(error: unknown, requestId: string): PayoutsNetworkError | PayoutOutcomeUnknownError {
-  const code = errorCode(error);
-  if (NOT_SENT_CODES.has(code) || code.includes('CERT')) {
+  const code = systemErrorCode(error) ?? 'UNKNOWN';
+  if (NOT_CONNECTED_ERROR_CODES.has(code) || code.includes('CERT')) {
     return new PayoutsNetworkError(requestId, code);
   }
   return new PayoutOutcomeUnknownError(requestId, code);
-}
-
-function errorCode(error: unknown): string {
-  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
-  return typeof code === 'string' && /^[A-Z0-9_]+$/.test(code) ? code : 'UNKNOWN';
 }

@@ -2,6 +2,8 @@ import { findAcknowledgementFailure } from './acknowledgement.js';
 import { type DeliveryClock, systemClock } from './delivery-clock.js';
 import { type NoReplyError, postNotification } from './post-notification.js';
 import { RawNotification } from './raw-notification.js';
+import { parseHttpUrl } from '../common/http-url.js';
+import { isWholeNumber } from '../common/whole-number.js';
 
 /** The spec's policy: the first send and 3 re-sends, 5 minutes apart. */
 export const DEFAULT_DELIVERY_ATTEMPTS = 4;
@@ -101,16 +103,13 @@ function withVerdict(attempt: number, at: Date, status: number, body: string): D
 }
 
 function parseTargetUrl(url: string | URL): URL {
-  let target: URL;
-  try {
-    target = new URL(url);
-  } catch {
-    throw new TypeError(`deliver(): url must be an absolute http:// or https:// URL, got ${JSON.stringify(String(url))}`);
+  const text = String(url);
+  const target = parseHttpUrl(text);
+  if (target) return target;
+  if (URL.canParse(text)) {
+    throw new TypeError(`deliver(): url must use http:// or https://, got ${JSON.stringify(new URL(text).protocol)}`);
   }
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-    throw new TypeError(`deliver(): url must use http:// or https://, got ${JSON.stringify(target.protocol)}`);
-  }
-  return target;
+  throw new TypeError(`deliver(): url must be an absolute http:// or https:// URL, got ${JSON.stringify(text)}`);
 }
 
 function serialize(notification: object | RawNotification): Buffer {
@@ -125,7 +124,7 @@ function serialize(notification: object | RawNotification): Buffer {
 
 function wholeNumber(option: string, value: number | undefined, fallback: number, min: number): number {
   if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < min) {
+  if (!isWholeNumber(value, min)) {
     throw new RangeError(`deliver(): options.${option} must be a whole number of at least ${min}, got ${String(value)}`);
   }
   return value;

@@ -7,7 +7,6 @@ export {
   paymentMethodAddedNotification,
   paymentMethodNotification,
   paymentMethodRemovedNotification,
-  type PaymentMethodEventType,
   type SimulatedCard,
   type SimulatedNotification,
   type SimulatedPaymentMethod,

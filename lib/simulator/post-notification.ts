@@ -1,10 +1,9 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { NOT_CONNECTED_ERROR_CODES } from '../common/network-error-codes.js';
 
 /** Reply bodies are kept up to this size; a receiver's reply should be a few bytes. */
 const MAX_REPLY_BYTES = 64 * 1024;
-
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 export interface NotificationRequest {
   readonly body: Buffer;
@@ -64,7 +63,7 @@ function describeNoReply(error: Error & { code?: string }, signal: AbortSignal, 
   if (signal.aborted) {
     return { kind: 'timeout', message: `no complete reply within ${timeoutMs} ms` };
   }
-  if (error.code !== undefined && UNREACHABLE_CODES.has(error.code)) {
+  if (error.code !== undefined && NOT_CONNECTED_ERROR_CODES.has(error.code)) {
     return { kind: 'unreachable', message: `cannot reach the host (${error.code})` };
   }
   return { kind: 'network', message: `connection failed: ${error.message}` };

@@ -1,7 +1,5 @@
+import { PaymentMethodEventType } from '../interfaces/payment-method-event-type.js';
 import { applyOverrides, type Overrides } from './apply-overrides.js';
-
-/** The event types the spec defines; the simulator sends any other string too. */
-export type PaymentMethodEventType = 'PAYMENT_METHOD_ADDED' | 'PAYMENT_METHOD_REMOVED';
 
 /** A notification body as the payouts service puts it on the wire (spec section 2.2). */
 export interface SimulatedNotification {
@@ -41,12 +39,12 @@ export type NotificationOverrides = Overrides<SimulatedNotification>;
 
 /** A `PAYMENT_METHOD_ADDED` notification for a saved card, with `overrides` applied. */
 export function paymentMethodAddedNotification(overrides?: NotificationOverrides): SimulatedNotification {
-  return paymentMethodNotification('PAYMENT_METHOD_ADDED', overrides);
+  return paymentMethodNotification(PaymentMethodEventType.PAYMENT_METHOD_ADDED, overrides);
 }
 
 /** A `PAYMENT_METHOD_REMOVED` notification for the same card as `paymentMethodAddedNotification()`. */
 export function paymentMethodRemovedNotification(overrides?: NotificationOverrides): SimulatedNotification {
-  return paymentMethodNotification('PAYMENT_METHOD_REMOVED', overrides);
+  return paymentMethodNotification(PaymentMethodEventType.PAYMENT_METHOD_REMOVED, overrides);
 }
 
 /** A notification of any event type, known or not, shaped like the spec's sample and timestamped now. */

@@ -205,10 +205,10 @@ describe('InMemoryNotificationDedupeStore', () => {
   });
 
   it.each([
-    [{ ttlMs: 0 }, 'notifications.dedupe.ttlMs'],
-    [{ ttlMs: 1.5 }, 'notifications.dedupe.ttlMs'],
-    [{ maxEntries: -1 }, 'notifications.dedupe.maxEntries'],
-  ])('rejects %o', (options, option) => {
+    [{ ttlMs: 0 }, 'InMemoryNotificationDedupeStore option "ttlMs"'],
+    [{ ttlMs: 1.5 }, 'InMemoryNotificationDedupeStore option "ttlMs"'],
+    [{ maxEntries: -1 }, 'InMemoryNotificationDedupeStore option "maxEntries"'],
+  ])('rejects %o, naming its own option rather than a module option', (options, option) => {
     expect(() => new InMemoryNotificationDedupeStore(options)).toThrow(PayoutsConfigError);
     expect(() => new InMemoryNotificationDedupeStore(options)).toThrow(option);
   });

@@ -12,6 +12,7 @@ export interface InMemoryNotificationDedupeStoreOptions {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+const OWNER = 'InMemoryNotificationDedupeStore';
 
 /**
  * The default store: bounded in time and size, private to one process. Every operation is O(1) amortised.
@@ -33,8 +34,8 @@ export class InMemoryNotificationDedupeStore implements NotificationDedupeStore 
   readonly #now: () => number;
 
   constructor(options: InMemoryNotificationDedupeStoreOptions = {}) {
-    this.#ttlMs = wholeNumberOption('notifications.dedupe.ttlMs', options.ttlMs, DAY_MS, 1);
-    this.#maxEntries = wholeNumberOption('notifications.dedupe.maxEntries', options.maxEntries, 100_000, 1);
+    this.#ttlMs = wholeNumberOption('ttlMs', options.ttlMs, DAY_MS, 1, 'milliseconds', OWNER);
+    this.#maxEntries = wholeNumberOption('maxEntries', options.maxEntries, 100_000, 1, undefined, OWNER);
     this.#now = options.now ?? Date.now;
   }
 

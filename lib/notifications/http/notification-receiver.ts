@@ -1,13 +1,15 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { PAYOUTS_CONFIG } from '../../payouts.constants.js';
-import type { PayoutsConfig } from '../../config/payouts-config.js';
-import { stackOf } from '../../common/error-stack.js';
 import type { NotificationContext } from '../../interfaces/notification-context.interface.js';
-import type { NotificationClaim, NotificationDedupeStore } from '../../interfaces/notification-dedupe-store.interface.js';
+import type {
+  NotificationTrace,
+  PayoutsInstrumentation,
+} from '../../interfaces/payouts-instrumentation.interface.js';
+import { NOTIFICATION_DISPATCHER, NOTIFICATIONS_CONFIG, PAYOUTS_INSTRUMENTATION } from '../../payouts.constants.js';
+import type { NotificationDispatchOutcome, NotificationDispatcher } from '../dispatch/notification-dispatcher.js';
 import { notificationDedupeKey } from '../message/notification-dedupe-key.js';
-import type { NotificationHandler, NotificationHandlerTable } from '../dispatch/notification-handler-table.js';
-import { NotificationHandlersExplorer } from '../dispatch/notification-handlers.explorer.js';
+import { parsePaymentMethodNotification } from '../message/payment-method-notification.parser.js';
+import type { NotificationsConfig } from '../notifications-config.js';
 import type { NotificationHttpRequest } from './notification-http-request.interface.js';
 import {
   createNotificationReplyWriter,
@@ -16,32 +18,38 @@ import {
   type NotificationReplyWriter,
 } from './notification-reply.js';
 import { createNotificationVerifier, type NotificationVerifier } from './notification-verifier.js';
-import type { PaymentMethodNotification } from '../message/payment-method-notification.js';
-import { parsePaymentMethodNotification } from '../message/payment-method-notification.parser.js';
+
+/** The reply for each dispatch outcome: only a failure asks the service to send the notification again. */
+const DISPATCH_REPLIES: Readonly<Record<NotificationDispatchOutcome, NotificationReply>> = {
+  handled: NotificationReplies.ack,
+  unhandled: NotificationReplies.ack,
+  duplicate: NotificationReplies.duplicate,
+  'in-progress': NotificationReplies.inProgress,
+  failed: NotificationReplies.failed,
+};
 
 /**
- * Turns one HTTP request into a reply: content type, size, verification, validation, dedupe, handlers.
- * Everything that can be prepared is prepared in `onModuleInit`, before the app accepts requests.
+ * The HTTP side of the notification route: content type, size, verification and validation, in that order; a valid
+ * notification goes to the dispatcher, whose outcome becomes the reply. Everything that can be prepared is prepared
+ * in `onModuleInit`, before the app accepts requests.
  */
 @Injectable()
 export class NotificationReceiver implements OnModuleInit {
   private readonly logger = new Logger('PayoutsNotifications');
-  private handlers!: NotificationHandlerTable;
   private verify: NotificationVerifier | undefined;
   private writeReply!: NotificationReplyWriter;
   private bodyLimitBytes = 0;
-  private dedupeStore!: NotificationDedupeStore;
 
   constructor(
-    @Inject(PAYOUTS_CONFIG) private readonly config: PayoutsConfig,
-    @Inject(NotificationHandlersExplorer) private readonly explorer: NotificationHandlersExplorer,
+    @Inject(NOTIFICATIONS_CONFIG) private readonly config: NotificationsConfig | false,
+    @Inject(NOTIFICATION_DISPATCHER) private readonly dispatcher: NotificationDispatcher,
+    @Inject(PAYOUTS_INSTRUMENTATION) private readonly instrumentation: PayoutsInstrumentation,
     @Inject(HttpAdapterHost) private readonly adapterHost: HttpAdapterHost,
   ) {}
 
   onModuleInit(): void {
-    const config = this.config.notifications;
+    const config = this.config;
     if (!config) return;
-    this.handlers = this.explorer.explore();
     if (config.verification === 'none') {
       this.logger.warn(
         `Notifications verification is 'none': anyone who finds /${config.path} can post notifications. ` +
@@ -52,7 +60,6 @@ export class NotificationReceiver implements OnModuleInit {
     }
     this.writeReply = createNotificationReplyWriter(this.adapterHost.httpAdapter?.getType());
     this.bodyLimitBytes = config.bodyLimitBytes;
-    this.dedupeStore = config.dedupeStore;
   }
 
   /**
@@ -60,126 +67,57 @@ export class NotificationReceiver implements OnModuleInit {
    * handlers), so a refused or duplicate notification costs no promise.
    */
   receive(request: NotificationHttpRequest, response: unknown): void | Promise<void> {
-    const reply = this.reply(request);
+    const trace = this.instrumentation.startNotification();
+    const reply = this.reply(request, trace);
     if (reply instanceof NotificationReply) {
-      this.writeReply(response, reply);
+      this.send(response, reply, trace);
       return;
     }
-    return reply.then((settled) => this.writeReply(response, settled));
+    return reply.then((settled) => this.send(response, settled, trace));
   }
 
-  private reply(request: NotificationHttpRequest): NotificationReply | Promise<NotificationReply> {
+  private send(response: unknown, reply: NotificationReply, trace: NotificationTrace): void {
+    this.writeReply(response, reply);
+    trace.end(reply.outcome);
+  }
+
+  private reply(request: NotificationHttpRequest, trace: NotificationTrace): NotificationReply | Promise<NotificationReply> {
     const receivedAt = Date.now();
     const { headers } = request;
     if (!isJsonMediaType(headers['content-type'])) return NotificationReplies.unsupportedMediaType;
     if (bodySize(request) > this.bodyLimitBytes) return NotificationReplies.payloadTooLarge;
     // Verification comes before any look at the body, so an unverified caller learns nothing about it.
     const verdict = this.verify ? this.verify(request) : true;
-    if (verdict === true) return this.accept(request, receivedAt);
+    if (verdict === true) return this.accept(request, receivedAt, trace);
     if (verdict === false) return NotificationReplies.unauthorized;
-    return verdict.then((verified) => (verified ? this.accept(request, receivedAt) : NotificationReplies.unauthorized));
+    return verdict.then((verified) =>
+      verified ? this.accept(request, receivedAt, trace) : NotificationReplies.unauthorized,
+    );
   }
 
-  /** Validates a verified request's body and hands the notification to its handlers once. */
-  private accept(request: NotificationHttpRequest, receivedAt: number): NotificationReply | Promise<NotificationReply> {
+  /** Validates a verified request's body and hands the notification to the dispatcher. */
+  private accept(
+    request: NotificationHttpRequest,
+    receivedAt: number,
+    trace: NotificationTrace,
+  ): NotificationReply | Promise<NotificationReply> {
     const { body } = request;
     if (typeof body !== 'object' || body === null || Array.isArray(body)) return NotificationReplies.notAnObject;
     const parsed = parsePaymentMethodNotification(body as Record<string, unknown>);
     if (parsed.errors) return NotificationReply.invalid(parsed.errors);
 
     const { notification } = parsed;
-    const dedupeKey = notificationDedupeKey(notification);
-    const handlers = this.handlers.forEvent(notification.eventType);
-    if (handlers.length === 0) {
-      this.logger.warn(`No handler for ${notification.eventType} notification ${dedupeKey}; acknowledged`);
-      return NotificationReplies.ack;
-    }
+    trace.validated(notification.eventType);
     const context: NotificationContext = {
       rawBody: request.rawBody,
       headers: request.headers,
       receivedAt: new Date(receivedAt),
-      dedupeKey,
+      dedupeKey: notificationDedupeKey(notification),
       ip: request.ip,
     };
-    let claim: NotificationClaim | Promise<NotificationClaim>;
-    try {
-      claim = this.dedupeStore.claim(dedupeKey);
-    } catch (error) {
-      return this.claimFailed(dedupeKey, error);
-    }
-    if (typeof claim === 'string') return this.afterClaim(claim, handlers, notification, context);
-    return claim.then(
-      (settled) => this.afterClaim(settled, handlers, notification, context),
-      (error: unknown) => this.claimFailed(dedupeKey, error),
-    );
-  }
-
-  /** Re-sends of a handled notification are acknowledged without running the handlers again. */
-  private afterClaim(
-    claim: NotificationClaim,
-    handlers: readonly NotificationHandler[],
-    notification: PaymentMethodNotification,
-    context: NotificationContext,
-  ): NotificationReply | Promise<NotificationReply> {
-    if (claim === 'handled') return NotificationReplies.ack;
-    if (claim !== 'claimed') return NotificationReplies.inProgress;
-    return this.dispatch(handlers, notification, context);
-  }
-
-  private claimFailed(dedupeKey: string, error: unknown): NotificationReply {
-    this.logger.error(`The dedupe store failed to claim notification ${dedupeKey}; not acknowledged`, stackOf(error));
-    return NotificationReplies.failed;
-  }
-
-  /** Runs the handlers of a claimed notification: every one to completion, even when another fails. */
-  private async dispatch(
-    handlers: readonly NotificationHandler[],
-    notification: PaymentMethodNotification,
-    context: NotificationContext,
-  ): Promise<NotificationReply> {
-    // The reply never precedes a running handler. One handler, the usual case, is awaited without an array.
-    const succeeded =
-      handlers.length === 1
-        ? await this.run(handlers[0]!, notification, context)
-        : (await Promise.all(handlers.map((handler) => this.run(handler, notification, context)))).every(Boolean);
-    const key = context.dedupeKey;
-    // Once the handlers succeeded, acknowledge even if the store cannot record it, rather than have them run again.
-    const recorded = this.record(succeeded ? 'complete' : 'release', key);
-    if (recorded) await recorded;
-    return succeeded ? NotificationReplies.ack : NotificationReplies.failed;
-  }
-
-  /** Awaits one handler; its failure is logged and settles as `false`, so the other handlers still finish. */
-  private async run(
-    handler: NotificationHandler,
-    notification: PaymentMethodNotification,
-    context: NotificationContext,
-  ): Promise<boolean> {
-    try {
-      await handler.invoke(notification, context);
-      return true;
-    } catch (error) {
-      this.logger.error(
-        `${handler.name} failed on notification ${context.dedupeKey}; not acknowledged, so the service sends it again`,
-        stackOf(error),
-      );
-      return false;
-    }
-  }
-
-  /** Updates the store, returning a promise only when the store is asynchronous; a failure is logged, not thrown. */
-  private record(outcome: 'complete' | 'release', key: string): void | Promise<void> {
-    try {
-      const pending = this.dedupeStore[outcome](key);
-      if (pending) return Promise.resolve(pending).then(undefined, (error: unknown) => this.recordFailed(outcome, key, error));
-    } catch (error) {
-      this.recordFailed(outcome, key, error);
-    }
-  }
-
-  private recordFailed(outcome: 'complete' | 'release', key: string, error: unknown): void {
-    const action = outcome === 'complete' ? `record notification ${key} as handled` : `release notification ${key}`;
-    this.logger.error(`The dedupe store failed to ${action}`, stackOf(error));
+    const outcome = this.dispatcher.dispatch(notification, context, trace);
+    if (typeof outcome === 'string') return DISPATCH_REPLIES[outcome];
+    return outcome.then((settled) => DISPATCH_REPLIES[settled]);
   }
 }
 

@@ -1,33 +1,40 @@
 import type { ServerResponse } from 'node:http';
+import type { NotificationOutcome } from '../../interfaces/payouts-instrumentation.interface.js';
 import type { NotificationFieldError } from '../message/payment-method-notification.parser.js';
 
-/** A status and a JSON body, serialised once: every fixed reply is built at module load. */
+/** A status and a JSON body, serialised once (every fixed reply is built at module load), and what it stands for. */
 export class NotificationReply {
   private constructor(
     readonly status: number,
     readonly body: Buffer,
+    readonly outcome: NotificationOutcome,
   ) {}
 
-  static json(status: number, value: unknown): NotificationReply {
-    return new NotificationReply(status, Buffer.from(JSON.stringify(value)));
+  static json(status: number, value: unknown, outcome: NotificationOutcome): NotificationReply {
+    return new NotificationReply(status, Buffer.from(JSON.stringify(value)), outcome);
   }
 
   static invalid(errors: readonly NotificationFieldError[]): NotificationReply {
-    return NotificationReply.json(400, { statusCode: 400, message: 'Invalid notification', errors });
+    return NotificationReply.json(400, { statusCode: 400, message: 'Invalid notification', errors }, 'invalid');
   }
 }
 
-const error = (statusCode: number, message: string) => NotificationReply.json(statusCode, { statusCode, message });
+const error = (statusCode: number, message: string, outcome: NotificationOutcome) =>
+  NotificationReply.json(statusCode, { statusCode, message }, outcome);
+
+/** The only reply the service counts as received: `200 {"ResultCode":0}`. */
+const ACK = { ResultCode: 0 };
 
 export const NotificationReplies = {
-  /** The only reply the service counts as received: `200 {"ResultCode":0}`. */
-  ack: NotificationReply.json(200, { ResultCode: 0 }),
-  unauthorized: error(401, 'Unauthorized'),
-  notAnObject: error(400, 'The notification must be a JSON object'),
-  inProgress: error(409, 'This notification is being handled; send it again later'),
-  payloadTooLarge: error(413, 'Payload too large'),
-  unsupportedMediaType: error(415, 'Content-Type must be application/json'),
-  failed: error(500, 'The notification could not be handled'),
+  ack: NotificationReply.json(200, ACK, 'acknowledged'),
+  /** The same bytes as `ack`, for a re-send of a notification already handled. */
+  duplicate: NotificationReply.json(200, ACK, 'duplicate'),
+  unauthorized: error(401, 'Unauthorized', 'unauthorized'),
+  notAnObject: error(400, 'The notification must be a JSON object', 'invalid'),
+  inProgress: error(409, 'This notification is being handled; send it again later', 'in-progress'),
+  payloadTooLarge: error(413, 'Payload too large', 'too-large'),
+  unsupportedMediaType: error(415, 'Content-Type must be application/json', 'unsupported-media-type'),
+  failed: error(500, 'The notification could not be handled', 'failed'),
 } as const;
 
 /** Writes a reply on the framework's response object. */

@@ -1,6 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import type { NotificationOverrides } from '../simulated-notification.js';
+import { isHttpHeaderName } from '../../common/http-header-name.js';
+import { parseHttpUrl } from '../../common/http-url.js';
+import { isWholeNumber } from '../../common/whole-number.js';
 
 export const SIMULATE_USAGE = `Usage: nestjs-payouts simulate --url <url> [options]
 
@@ -83,8 +86,8 @@ async function parse(args: string[]): Promise<SimulateInvocation | 'help'> {
 
 function parseUrl(value: string | undefined): URL {
   if (value === undefined) throw new InvalidArgument('--url is required');
-  const url = URL.canParse(value) ? new URL(value) : undefined;
-  if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
+  const url = parseHttpUrl(value);
+  if (!url) {
     throw new InvalidArgument(`--url must be an absolute http:// or https:// URL; got "${value}"`);
   }
   return url;
@@ -105,7 +108,7 @@ function parseHeaders(values: string[]): Record<string, string> {
   for (const value of values) {
     const separator = value.indexOf(':');
     const name = value.slice(0, Math.max(separator, 0)).trim();
-    if (!/^[!#$%&'*+.^`|~\w-]+$/.test(name)) {
+    if (!isHttpHeaderName(name)) {
       throw new InvalidArgument(`--header must look like "Name: value"; got a header named "${name}"`);
     }
     headers[name.toLowerCase()] = value.slice(separator + 1).trim();
@@ -116,7 +119,7 @@ function parseHeaders(values: string[]): Record<string, string> {
 function parseWholeNumber(option: string, value: string | undefined, min: number): number | undefined {
   if (value === undefined) return undefined;
   const number = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isSafeInteger(number) || number < min) {
+  if (!isWholeNumber(number, min)) {
     throw new InvalidArgument(`${option} must be a whole number of at least ${min}; got "${value}"`);
   }
   return number;

@@ -1,0 +1,64 @@
+import type { Provider, Type } from '@nestjs/common';
+import { NOOP_INSTRUMENTATION } from './common/noop-instrumentation.js';
+import { type PayoutsConfig, resolvePayoutsConfig } from './config/payouts-config.js';
+import type { NotificationDedupeStore } from './interfaces/notification-dedupe-store.interface.js';
+import type { PayoutsModuleOptions } from './interfaces/payouts-module-options.interface.js';
+import { InMemoryNotificationDedupeStore } from './notifications/dedupe/in-memory-notification-dedupe-store.js';
+import { InlineNotificationDispatcher } from './notifications/dispatch/inline-notification-dispatcher.js';
+import { NotificationHandlersExplorer } from './notifications/dispatch/notification-handlers.explorer.js';
+import { bindNotificationsRoute } from './notifications/http/notifications-controller.factory.js';
+import { NotificationReceiver } from './notifications/http/notification-receiver.js';
+import type { NotificationsConfig } from './notifications/notifications-config.js';
+import { MODULE_OPTIONS_TOKEN } from './payouts.module-definition.js';
+import {
+  NOTIFICATION_DEDUPE_STORE,
+  NOTIFICATION_DISPATCHER,
+  NOTIFICATIONS_CONFIG,
+  PAYOUTS_CLIENT_CONFIG,
+  PAYOUTS_INSTRUMENTATION,
+} from './payouts.constants.js';
+import { PayoutsService } from './payouts/payouts.service.js';
+
+/** The whole validated configuration; only the providers below read it, each feature gets its own slice. */
+const PAYOUTS_CONFIG = Symbol('PAYOUTS_CONFIG');
+
+/**
+ * The providers of one registration. Every seam is a provider under a token, so a test can replace it with
+ * `overrideProvider` and Nest runs its lifecycle hooks (a shared store's start-up checks and shutdown).
+ */
+export function createPayoutsProviders(controller: Type<unknown>): Provider[] {
+  return [
+    {
+      provide: PAYOUTS_CONFIG,
+      inject: [MODULE_OPTIONS_TOKEN],
+      useFactory: (options: PayoutsModuleOptions): PayoutsConfig => {
+        const config = resolvePayoutsConfig(options);
+        // Nest maps routes after async providers resolve, so the path can come from `forRootAsync`.
+        bindNotificationsRoute(controller, config.notifications);
+        return config;
+      },
+    },
+    { provide: PAYOUTS_CLIENT_CONFIG, inject: [PAYOUTS_CONFIG], useFactory: (config: PayoutsConfig) => config.client },
+    {
+      provide: NOTIFICATIONS_CONFIG,
+      inject: [PAYOUTS_CONFIG],
+      useFactory: (config: PayoutsConfig) => config.notifications,
+    },
+    {
+      provide: NOTIFICATION_DEDUPE_STORE,
+      inject: [NOTIFICATIONS_CONFIG],
+      useFactory: (config: NotificationsConfig | false): NotificationDedupeStore => {
+        if (!config) return new InMemoryNotificationDedupeStore();
+        const { dedupe } = config;
+        if (dedupe.store) return dedupe.store;
+        return new InMemoryNotificationDedupeStore({ ttlMs: dedupe.ttlMs, maxEntries: dedupe.maxEntries });
+      },
+    },
+    { provide: PAYOUTS_INSTRUMENTATION, useValue: NOOP_INSTRUMENTATION },
+    NotificationHandlersExplorer,
+    InlineNotificationDispatcher,
+    { provide: NOTIFICATION_DISPATCHER, useExisting: InlineNotificationDispatcher },
+    NotificationReceiver,
+    PayoutsService,
+  ];
+}

@@ -1,0 +1,95 @@
+import { parseHttpUrl } from '../common/http-url.js';
+import { RedactedSecret } from '../common/redacted-secret.js';
+import { wholeNumberOption } from '../common/whole-number-option.js';
+import { PayoutsConfigError } from '../errors/payouts-config.error.js';
+import type {
+  AccessTokenSource,
+  PayoutsModuleOptions,
+  PayoutsRetryOptions,
+} from '../interfaces/payouts-module-options.interface.js';
+import { isHeaderSafeCredential } from './header-safe-credential.js';
+
+/** The payouts client's options after validation, with every default filled in. */
+export interface PayoutsClientConfig {
+  /** Absolute URL of the create-payout endpoint. */
+  readonly payoutsUrl: string;
+  readonly apiKey: RedactedSecret;
+  /** A fixed token, or the user's function that fetches one. */
+  readonly accessToken: RedactedSecret | (() => string | Promise<string>);
+  readonly timeoutMs: number;
+  readonly retry: Readonly<Required<PayoutsRetryOptions>>;
+}
+
+const RETRY_DEFAULTS: Required<PayoutsRetryOptions> = {
+  maxRetries: 2,
+  baseDelayMs: 200,
+  maxDelayMs: 10_000,
+  retryOnStatus: [429, 503],
+};
+
+/** Validates the client's options once, at bootstrap, so a bad value fails the app before any request. */
+export function resolvePayoutsClientConfig(options: PayoutsModuleOptions): PayoutsClientConfig {
+  return {
+    payoutsUrl: resolvePayoutsUrl(options.baseUrl),
+    apiKey: new RedactedSecret(requireSecret('apiKey', options.apiKey)),
+    accessToken: resolveAccessToken(options.accessToken),
+    timeoutMs: wholeNumberOption('timeoutMs', options.timeoutMs, 30_000, 1, 'milliseconds'),
+    retry: resolveRetry(options.retries),
+  };
+}
+
+function resolvePayoutsUrl(baseUrl: unknown): string {
+  const url = parseHttpUrl(baseUrl);
+  if (!url) {
+    throw new PayoutsConfigError('baseUrl', 'an absolute http:// or https:// URL such as "https://api.example.com/v1"');
+  }
+  if (url.search || url.hash) {
+    throw new PayoutsConfigError('baseUrl', 'a URL without a query string or fragment');
+  }
+  if (url.username || url.password) {
+    throw new PayoutsConfigError(
+      'baseUrl',
+      'a URL without user name or password (credentials go in apiKey and accessToken)',
+    );
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}/payouts`;
+}
+
+function requireSecret(option: string, value: unknown, expected = 'a non-empty string without spaces'): string {
+  if (!isHeaderSafeCredential(value)) {
+    throw new PayoutsConfigError(option, expected);
+  }
+  return value;
+}
+
+function resolveAccessToken(value: AccessTokenSource | undefined): PayoutsClientConfig['accessToken'] {
+  if (typeof value === 'function') {
+    return value;
+  }
+  return new RedactedSecret(
+    requireSecret('accessToken', value, 'a non-empty string without spaces, or a function returning one'),
+  );
+}
+
+function resolveRetry(retries: PayoutsModuleOptions['retries']): Required<PayoutsRetryOptions> {
+  if (retries === undefined) {
+    return RETRY_DEFAULTS;
+  }
+  const options = typeof retries === 'number' ? { maxRetries: retries } : retries;
+  if (options === null || typeof options !== 'object') {
+    throw new PayoutsConfigError('retries', 'a number of retries or an object of retry options');
+  }
+  const retryOnStatus = options.retryOnStatus ?? RETRY_DEFAULTS.retryOnStatus;
+  if (
+    !Array.isArray(retryOnStatus) ||
+    !retryOnStatus.every((status) => Number.isInteger(status) && status >= 400 && status <= 599)
+  ) {
+    throw new PayoutsConfigError('retries.retryOnStatus', 'an array of HTTP error statuses (400-599)');
+  }
+  return {
+    maxRetries: wholeNumberOption('retries.maxRetries', options.maxRetries, RETRY_DEFAULTS.maxRetries, 0),
+    baseDelayMs: wholeNumberOption('retries.baseDelayMs', options.baseDelayMs, RETRY_DEFAULTS.baseDelayMs, 0),
+    maxDelayMs: wholeNumberOption('retries.maxDelayMs', options.maxDelayMs, RETRY_DEFAULTS.maxDelayMs, 0),
+    retryOnStatus: [...retryOnStatus],
+  };
+}
