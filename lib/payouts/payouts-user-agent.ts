@@ -1,7 +1,27 @@
-import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-// This file sits two folders below the package root both as source (lib/payouts) and built (dist/payouts).
-const { name, version } = createRequire(import.meta.url)('../../package.json') as { name: string; version: string };
+/**
+ * This package's own `package.json`: the nearest one above this file that names it, whether this file runs from the
+ * sources or from the build, however deep either puts it.
+ */
+function ownManifest(): { name: string; version: string } {
+  let folder = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    try {
+      const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { name?: unknown };
+      if (manifest.name === 'nestjs-payouts') return manifest as { name: string; version: string };
+    } catch {
+      // No readable package.json here: look one folder up.
+    }
+    const parent = dirname(folder);
+    if (parent === folder) throw new Error('nestjs-payouts: cannot find its own package.json');
+    folder = parent;
+  }
+}
+
+const { name, version } = ownManifest();
 
 /** Names the package and its version to the payouts API. */
 export const PAYOUTS_USER_AGENT = `${name}/${version}`;

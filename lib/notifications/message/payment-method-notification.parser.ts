@@ -1,5 +1,12 @@
 import { isISO8601 } from 'class-validator';
+import { isJsonObject, type JsonObject } from '../../common/json-object.js';
 import { isEmailAddress } from './email-address.js';
+import {
+  CARD_EXPIRATION_MONTH,
+  CARD_EXPIRATION_YEAR,
+  CARD_LAST_FOUR,
+  type FieldRule,
+} from './notification-field-rules.js';
 import {
   isAddedCard,
   NotificationCard,
@@ -18,12 +25,8 @@ export type NotificationParseResult =
   | { readonly notification: PaymentMethodNotification; readonly errors?: undefined }
   | { readonly notification?: undefined; readonly errors: NotificationFieldError[] };
 
-type JsonObject = Record<string, unknown>;
-
 const NON_EMPTY_STRING = 'must be a non-empty string';
 const OBJECT = 'must be an object';
-const FOUR_DIGITS = /^\d{4}$/;
-const MONTH = /^(0[1-9]|1[0-2])$/;
 
 /**
  * Validates a parsed JSON object and builds the handler's class instances, in one pass and without reflection.
@@ -36,12 +39,15 @@ export function parsePaymentMethodNotification(body: JsonObject): NotificationPa
   const fail = (field: string, message: string): void => {
     (errors ??= []).push({ field, message });
   };
+  const check = (value: unknown, field: string, rule: FieldRule): void => {
+    if (typeof value !== 'string' || !rule.pattern.test(value)) fail(field, rule.message);
+  };
 
   const { eventType, timestamp, shopper, paymentMethod } = body;
   if (!isNonEmptyString(eventType)) fail('eventType', NON_EMPTY_STRING);
   if (!isISO8601(timestamp)) fail('timestamp', 'must be an ISO 8601 date-time string');
 
-  if (!isObject(shopper)) {
+  if (!isJsonObject(shopper)) {
     fail('shopper', OBJECT);
   } else {
     if (!isNonEmptyString(shopper.id)) fail('shopper.id', NON_EMPTY_STRING);
@@ -53,23 +59,19 @@ export function parsePaymentMethodNotification(body: JsonObject): NotificationPa
     }
   }
 
-  if (!isObject(paymentMethod)) {
+  if (!isJsonObject(paymentMethod)) {
     fail('paymentMethod', OBJECT);
   } else {
     if (!isNonEmptyString(paymentMethod.id)) fail('paymentMethod.id', NON_EMPTY_STRING);
     if (!isNonEmptyString(paymentMethod.type)) fail('paymentMethod.type', NON_EMPTY_STRING);
     if (isAddedCard(eventType, paymentMethod)) {
       const card = paymentMethod.card;
-      if (!isObject(card)) {
+      if (!isJsonObject(card)) {
         fail('paymentMethod.card', 'must be an object with the details of the added card');
       } else {
-        if (!matches(card.lastFour, FOUR_DIGITS)) fail('paymentMethod.card.lastFour', 'must be 4 digits');
-        if (!matches(card.expirationMonth, MONTH)) {
-          fail('paymentMethod.card.expirationMonth', 'must be a two-digit month, 01 to 12');
-        }
-        if (!matches(card.expirationYear, FOUR_DIGITS)) {
-          fail('paymentMethod.card.expirationYear', 'must be a four-digit year');
-        }
+        check(card.lastFour, 'paymentMethod.card.lastFour', CARD_LAST_FOUR);
+        check(card.expirationMonth, 'paymentMethod.card.expirationMonth', CARD_EXPIRATION_MONTH);
+        check(card.expirationYear, 'paymentMethod.card.expirationYear', CARD_EXPIRATION_YEAR);
       }
     }
   }
@@ -78,15 +80,11 @@ export function parsePaymentMethodNotification(body: JsonObject): NotificationPa
   const notification = copyInto(new PaymentMethodNotification(), body);
   notification.shopper = copyInto(new NotificationShopper(), shopper as JsonObject);
   const method = copyInto(new NotificationPaymentMethod(), paymentMethod as JsonObject);
-  if (isObject(method.card)) {
+  if (isJsonObject(method.card)) {
     method.card = copyInto(new NotificationCard(), method.card);
   }
   notification.paymentMethod = method;
   return { notification };
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isNonEmptyString(value: unknown): value is string {
@@ -96,10 +94,6 @@ function isNonEmptyString(value: unknown): value is string {
 /** `@IsOptional()` skips `null` as well as a missing value. */
 function isPresent(value: unknown): boolean {
   return value !== undefined && value !== null;
-}
-
-function matches(value: unknown, pattern: RegExp): boolean {
-  return typeof value === 'string' && pattern.test(value);
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { PaymentMethodEventType } from '../../interfaces/payment-method-event-type.js';
+import { CARD_EXPIRATION_MONTH, CARD_EXPIRATION_YEAR, CARD_LAST_FOUR } from './notification-field-rules.js';
 
 /*
  * These classes are what handlers receive, and their decorators are the single statement of the validation rules:
@@ -21,13 +22,13 @@ import { PaymentMethodEventType } from '../../interfaces/payment-method-event-ty
 export class NotificationCard {
   [field: string]: unknown;
 
-  @Matches(/^\d{4}$/, { message: 'must be 4 digits' })
+  @Matches(CARD_LAST_FOUR.pattern, { message: CARD_LAST_FOUR.message })
   lastFour!: string;
 
-  @Matches(/^(0[1-9]|1[0-2])$/, { message: 'must be a two-digit month, 01 to 12' })
+  @Matches(CARD_EXPIRATION_MONTH.pattern, { message: CARD_EXPIRATION_MONTH.message })
   expirationMonth!: string;
 
-  @Matches(/^\d{4}$/, { message: 'must be a four-digit year' })
+  @Matches(CARD_EXPIRATION_YEAR.pattern, { message: CARD_EXPIRATION_YEAR.message })
   expirationYear!: string;
 }
 
