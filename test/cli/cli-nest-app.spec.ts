@@ -2,9 +2,9 @@ import { fileURLToPath } from 'node:url';
 import { Injectable, type INestApplication, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { PayoutsModule } from '../../lib/index.js';
-import { OnPaymentMethodAdded } from '../../lib/notifications/dispatch/notification-handler.decorators.js';
-import type { PaymentMethodNotification } from '../../lib/notifications/message/payment-method-notification.js';
+import { PayoutsModule } from 'nestjs-payouts';
+import { OnPaymentMethodAdded } from 'nestjs-payouts';
+import type { PaymentMethodNotification } from 'nestjs-payouts';
 import { runCli } from './run-cli.js';
 
 const SECRET = 'cli-test-secret-4f9a';

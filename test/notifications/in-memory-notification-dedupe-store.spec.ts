@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PayoutsConfigError } from '../../lib/errors/payouts-config.error.js';
-import { InMemoryNotificationDedupeStore } from '../../lib/notifications/dedupe/in-memory-notification-dedupe-store.js';
+import { PayoutsConfigError } from 'nestjs-payouts';
+import { InMemoryNotificationDedupeStore } from 'nestjs-payouts';
 
 function clock(start = 1_000_000) {
   const time = { now: start };

@@ -3,9 +3,9 @@ import {
   OnPaymentMethodAdded,
   OnPaymentMethodEvent,
   OnPaymentMethodRemoved,
-} from '../../lib/notifications/dispatch/notification-handler.decorators.js';
-import type { NotificationContext } from '../../lib/interfaces/notification-context.interface.js';
-import { PaymentMethodNotification } from '../../lib/notifications/message/payment-method-notification.js';
+} from 'nestjs-payouts';
+import type { NotificationContext } from 'nestjs-payouts';
+import { PaymentMethodNotification } from 'nestjs-payouts';
 
 export interface ReceivedNotification {
   readonly handler: string;

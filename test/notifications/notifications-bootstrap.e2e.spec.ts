@@ -1,11 +1,11 @@
 import { inspect } from 'node:util';
 import { Injectable, Scope } from '@nestjs/common';
 import { afterEach, describe, expect, it } from 'vitest';
-import { NotificationHandlerScopeError } from '../../lib/errors/notification-handler-scope.error.js';
-import { PayoutsConfigError } from '../../lib/errors/payouts-config.error.js';
-import { OnPaymentMethodAdded } from '../../lib/notifications/dispatch/notification-handler.decorators.js';
-import type { NotificationClaim, NotificationDedupeStore } from '../../lib/interfaces/notification-dedupe-store.interface.js';
-import type { NotificationsOptions } from '../../lib/interfaces/notifications-options.interface.js';
+import { NotificationHandlerScopeError } from 'nestjs-payouts';
+import { PayoutsConfigError } from 'nestjs-payouts';
+import { OnPaymentMethodAdded } from 'nestjs-payouts';
+import type { NotificationClaim, NotificationDedupeStore } from 'nestjs-payouts';
+import type { NotificationsOptions } from 'nestjs-payouts';
 import { AuditTrail, CardEvents } from './notification-handlers.fixture.js';
 import {
   ADAPTERS,

@@ -4,7 +4,7 @@ import {
   NotificationPaymentMethod,
   NotificationShopper,
   PaymentMethodNotification,
-} from '../../lib/notifications/message/payment-method-notification.js';
+} from 'nestjs-payouts';
 import { AuditTrail, CardEvents, deferred } from './notification-handlers.fixture.js';
 import {
   ADAPTERS,

@@ -3,8 +3,8 @@ import { type INestApplication, type LoggerService, Module, type Provider } from
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
-import { PayoutsModule } from '../../lib/payouts.module.js';
-import type { NotificationsOptions } from '../../lib/interfaces/notifications-options.interface.js';
+import { PayoutsModule } from 'nestjs-payouts';
+import type { NotificationsOptions } from 'nestjs-payouts';
 
 export type AdapterName = 'express' | 'fastify';
 export const ADAPTERS: readonly AdapterName[] = ['express', 'fastify'];

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type {
   NotificationRequestInfo,
   NotificationsOptions,
-} from '../../lib/interfaces/notifications-options.interface.js';
+} from 'nestjs-payouts';
 import { CardEvents } from './notification-handlers.fixture.js';
 import {
   ADAPTERS,

@@ -2,7 +2,7 @@ import { plainToInstance } from 'class-transformer';
 import { validate, type ValidationError } from 'class-validator';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PaymentMethodNotification } from '../../lib/notifications/message/payment-method-notification.js';
+import { PaymentMethodNotification } from 'nestjs-payouts';
 import { parsePaymentMethodNotification } from '../../lib/notifications/message/payment-method-notification.parser.js';
 
 /*

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PayoutsApiError } from '../../lib/errors/payouts-api.error.js';
+import { PayoutsApiError } from 'nestjs-payouts';
 import { walletPayoutRequest } from './payout-request.fixture.js';
 import { ACCESS_TOKEN, startPayoutsAppFor, usePayoutsTestbed } from './payouts-test-app.js';
 

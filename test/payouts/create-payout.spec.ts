@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { CreatePayoutRequest } from '../../lib/payouts/create-payout-request.interface.js';
+import type { CreatePayoutRequest } from 'nestjs-payouts';
 import { CREATED_PAYOUT } from './payouts-api-stub.js';
 import { walletPayoutRequest } from './payout-request.fixture.js';
 import { ACCESS_TOKEN, API_KEY, startPayoutsAppFor, usePayoutsTestbed } from './payouts-test-app.js';

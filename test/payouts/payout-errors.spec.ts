@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { PayoutOutcomeUnknownError } from '../../lib/errors/payout-outcome-unknown.error.js';
-import { PayoutsAccessTokenError } from '../../lib/errors/payouts-access-token.error.js';
-import { PayoutsApiError } from '../../lib/errors/payouts-api.error.js';
-import { PayoutsNetworkError } from '../../lib/errors/payouts-network.error.js';
-import { PayoutsError } from '../../lib/errors/payouts.error.js';
+import { PayoutOutcomeUnknownError } from 'nestjs-payouts';
+import { PayoutsAccessTokenError } from 'nestjs-payouts';
+import { PayoutsApiError } from 'nestjs-payouts';
+import { PayoutsNetworkError } from 'nestjs-payouts';
+import { PayoutsError } from 'nestjs-payouts';
 import { transportFailure } from '../../lib/payouts/transport-failure.js';
 import { refusingBaseUrl } from './payouts-api-stub.js';
 import { walletPayoutRequest } from './payout-request.fixture.js';

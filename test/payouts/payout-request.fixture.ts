@@ -1,4 +1,4 @@
-import type { CreatePayoutRequest } from '../../lib/payouts/create-payout-request.interface.js';
+import type { CreatePayoutRequest } from 'nestjs-payouts';
 
 /** A valid wallet payout, as in the interface spec's sample. */
 export function walletPayoutRequest(requestId = 'req_0001'): CreatePayoutRequest {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { PayoutOutcomeUnknownError } from '../../lib/errors/payout-outcome-unknown.error.js';
-import { PayoutsApiError } from '../../lib/errors/payouts-api.error.js';
-import { PayoutsNetworkError } from '../../lib/errors/payouts-network.error.js';
+import { PayoutOutcomeUnknownError } from 'nestjs-payouts';
+import { PayoutsApiError } from 'nestjs-payouts';
+import { PayoutsNetworkError } from 'nestjs-payouts';
 import { parseRetryAfterMs, retryDelayMs } from '../../lib/payouts/retry-delay.js';
 import { refusingBaseUrl } from './payouts-api-stub.js';
 import { walletPayoutRequest } from './payout-request.fixture.js';

@@ -1,10 +1,10 @@
 import { Body, Controller, Module, Post, ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { PayoutValidationError } from '../../lib/errors/payout-validation.error.js';
-import { PayoutsError } from '../../lib/errors/payouts.error.js';
-import type { CreatePayoutRequest } from '../../lib/payouts/create-payout-request.interface.js';
-import { PayoutRequestDto } from '../../lib/payouts/dto/payout-request.dto.js';
+import { PayoutValidationError } from 'nestjs-payouts';
+import { PayoutsError } from 'nestjs-payouts';
+import type { CreatePayoutRequest } from 'nestjs-payouts';
+import { PayoutRequestDto } from 'nestjs-payouts';
 import { PayoutsApiStub } from './payouts-api-stub.js';
 import { walletPayoutRequest } from './payout-request.fixture.js';
 import { type PayoutsTestApp, startPayoutsAppFor } from './payouts-test-app.js';

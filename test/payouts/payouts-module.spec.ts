@@ -3,11 +3,11 @@ import { ConfigModule, ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { describe, expect, it } from 'vitest';
-import { PayoutsConfigError } from '../../lib/errors/payouts-config.error.js';
-import { PayoutsError } from '../../lib/errors/payouts.error.js';
-import { PayoutsModule } from '../../lib/payouts.module.js';
-import type { PayoutsModuleOptions, PayoutsOptionsFactory } from '../../lib/interfaces/payouts-module-options.interface.js';
-import { PayoutsService } from '../../lib/payouts/payouts.service.js';
+import { PayoutsConfigError } from 'nestjs-payouts';
+import { PayoutsError } from 'nestjs-payouts';
+import { PayoutsModule } from 'nestjs-payouts';
+import type { PayoutsModuleOptions, PayoutsOptionsFactory } from 'nestjs-payouts';
+import { PayoutsService } from 'nestjs-payouts';
 import { walletPayoutRequest } from './payout-request.fixture.js';
 import { ACCESS_TOKEN, API_KEY, payoutsOptions, startPayoutsApp, usePayoutsTestbed } from './payouts-test-app.js';
 

@@ -1,10 +1,10 @@
 import { Body, Controller, type DynamicModule, type INestApplication, type LoggerService, Module, Post } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { afterEach, beforeEach } from 'vitest';
-import { PayoutsModule } from '../../lib/payouts.module.js';
-import type { PayoutsModuleOptions } from '../../lib/interfaces/payouts-module-options.interface.js';
-import type { CreatePayoutRequest } from '../../lib/payouts/create-payout-request.interface.js';
-import { PayoutsService } from '../../lib/payouts/payouts.service.js';
+import { PayoutsModule } from 'nestjs-payouts';
+import type { PayoutsModuleOptions } from 'nestjs-payouts';
+import type { CreatePayoutRequest } from 'nestjs-payouts';
+import { PayoutsService } from 'nestjs-payouts';
 import { PayoutsApiStub } from './payouts-api-stub.js';
 
 export const API_KEY = 'test-api-key-5b1e9c0d7a';

@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { PayoutsError } from '../../lib/errors/payouts.error.js';
-import type { PayoutsModuleOptions } from '../../lib/interfaces/payouts-module-options.interface.js';
+import { PayoutsError } from 'nestjs-payouts';
+import type { PayoutsModuleOptions } from 'nestjs-payouts';
 import { type PayoutsApiStub, refusingBaseUrl, type StubReply } from './payouts-api-stub.js';
 import { walletPayoutRequest } from './payout-request.fixture.js';
 import { ACCESS_TOKEN, API_KEY, type PayoutsTestApp, startPayoutsAppFor, usePayoutsTestbed } from './payouts-test-app.js';

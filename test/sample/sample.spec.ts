@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { deliver, paymentMethodAddedNotification } from '../../lib/testing/index.js';
+import { deliver, paymentMethodAddedNotification } from 'nestjs-payouts/testing';
 import { type NodeProcessRun, runNodeProcess } from '../node-process.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -4,8 +4,8 @@ import {
   deliver,
   paymentMethodAddedNotification,
   rawNotification,
-} from '../../lib/simulator/index.js';
-import { VirtualClock } from '../../lib/testing/virtual-clock.js';
+} from 'nestjs-payouts/testing';
+import { VirtualClock } from 'nestjs-payouts/testing';
 import { ACK, type ScriptedReceiver, startScriptedReceiver, unusedLocalUrl } from './scripted-receiver.js';
 
 const FIVE_MINUTES = 300_000;

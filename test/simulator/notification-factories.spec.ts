@@ -3,7 +3,7 @@ import {
   paymentMethodAddedNotification,
   paymentMethodNotification,
   paymentMethodRemovedNotification,
-} from '../../lib/simulator/index.js';
+} from 'nestjs-payouts/testing';
 
 describe('notification factories', () => {
   it('builds a PAYMENT_METHOD_ADDED body shaped like the spec sample', () => {

@@ -2,16 +2,16 @@
 import { Injectable } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { describe, expect, it } from 'vitest';
-import { PayoutsModule, PayoutsService } from '../../lib/index.js';
-import type { NotificationContext } from '../../lib/interfaces/notification-context.interface.js';
-import { OnPaymentMethodAdded } from '../../lib/notifications/dispatch/notification-handler.decorators.js';
-import type { PaymentMethodNotification } from '../../lib/notifications/message/payment-method-notification.js';
+import { PayoutsModule, PayoutsService } from 'nestjs-payouts';
+import type { NotificationContext } from 'nestjs-payouts';
+import { OnPaymentMethodAdded } from 'nestjs-payouts';
+import type { PaymentMethodNotification } from 'nestjs-payouts';
 import {
   deliver,
   FakePayoutsService,
   notificationHandlerArgs,
   paymentMethodAddedNotification,
-} from '../../lib/testing/index.js';
+} from 'nestjs-payouts/testing';
 
 @Injectable()
 class SellerPayouts {

@@ -1,11 +1,11 @@
 import { Injectable, Module } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PayoutsApiError } from '../../lib/errors/payouts-api.error.js';
-import { PayoutValidationError } from '../../lib/errors/payout-validation.error.js';
-import { PayoutsModule, PayoutsService } from '../../lib/index.js';
-import type { CreatePayoutRequest } from '../../lib/payouts/create-payout-request.interface.js';
-import { FakePayoutsService } from '../../lib/testing/index.js';
+import { PayoutsApiError } from 'nestjs-payouts';
+import { PayoutValidationError } from 'nestjs-payouts';
+import { PayoutsModule, PayoutsService } from 'nestjs-payouts';
+import type { CreatePayoutRequest } from 'nestjs-payouts';
+import { FakePayoutsService } from 'nestjs-payouts/testing';
 
 /** A user's business service, as the fake is meant to be tested with. */
 @Injectable()

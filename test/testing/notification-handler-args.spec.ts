@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { describe, expect, it } from 'vitest';
-import type { NotificationContext } from '../../lib/interfaces/notification-context.interface.js';
-import { PaymentMethodNotification } from '../../lib/notifications/message/payment-method-notification.js';
+import type { NotificationContext } from 'nestjs-payouts';
+import { PaymentMethodNotification } from 'nestjs-payouts';
 import {
   notificationHandlerArgs,
   paymentMethodAddedNotification,
   paymentMethodRemovedNotification,
-} from '../../lib/testing/index.js';
+} from 'nestjs-payouts/testing';
 
 /** A user's handler, called directly as a unit test would. */
 @Injectable()
