@@ -1,0 +1,77 @@
+import type { ImportGraph } from './import-graph.js';
+
+/**
+ * The layers of `lib/`, from the bottom up. Leaves import only leaves; a feature imports leaves and itself, never
+ * another feature nor the wiring; the wiring (module, providers, config, entry points) sees every feature; an add-on
+ * may use the core, and the core never reaches an add-on.
+ */
+export type Layer = 'leaf' | 'feature' | 'wiring' | 'add-on';
+
+const FEATURES = ['payouts', 'notifications', 'simulator'];
+const ADD_ONS = ['redis', 'queue', 'opentelemetry'];
+/** Packages that an add-on may need and the core must never load. */
+const OPTIONAL_PEERS = /^(ioredis|redis|bullmq|@opentelemetry\/.*)$/;
+/** Nest's root exports only: a deep import breaks on the next minor release. */
+const NEST_DEEP_IMPORT = /^@nestjs\/[^/]+\/.+/;
+
+export function layerOf(file: string): Layer {
+  const [, top = ''] = file.split('/');
+  if (['common', 'errors', 'interfaces', 'payouts.constants.ts'].includes(top)) return 'leaf';
+  if (FEATURES.includes(top)) return 'feature';
+  if (ADD_ONS.includes(top)) return 'add-on';
+  return 'wiring';
+}
+
+function featureOf(file: string): string {
+  return file.split('/')[1]!;
+}
+
+/** Every broken rule, as `importer -> imported: why`; empty when the graph keeps them all. */
+export function importRuleViolations(graph: ImportGraph): string[] {
+  const violations: string[] = [];
+  for (const [file, imports] of graph) {
+    for (const target of imports) {
+      const why = violation(file, target);
+      if (why) violations.push(`${file} -> ${target}: ${why}`);
+    }
+  }
+  for (const entry of ['lib/index.ts', 'lib/testing/index.ts']) {
+    for (const [file, target] of reachableImports(graph, entry)) {
+      if (OPTIONAL_PEERS.test(target) || (target.startsWith('lib/') && layerOf(target) === 'add-on')) {
+        violations.push(`${file} -> ${target}: reachable from ${entry}, which must load without optional add-ons`);
+      }
+    }
+  }
+  return violations;
+}
+
+function violation(file: string, target: string): string | undefined {
+  if (NEST_DEEP_IMPORT.test(target)) return 'deep import into Nest; use its root exports';
+  if (!target.startsWith('lib/')) return undefined;
+  const from = layerOf(file);
+  const to = layerOf(target);
+  if (from === 'leaf' && to !== 'leaf') return 'a leaf imports only leaves';
+  if (from === 'feature' && to === 'feature' && featureOf(file) !== featureOf(target)) {
+    return 'features never import each other';
+  }
+  if (from === 'feature' && to !== 'leaf' && to !== 'feature') return `a feature never imports the ${to}`;
+  if (from !== 'add-on' && to === 'add-on') return 'the core never imports an add-on';
+  return undefined;
+}
+
+/** `[importer, imported]` for every import reachable from `entry` through files of `lib/`. */
+function reachableImports(graph: ImportGraph, entry: string): [string, string][] {
+  const found: [string, string][] = [];
+  const seen = new Set<string>([entry]);
+  const queue = [entry];
+  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+    for (const target of graph.get(file) ?? []) {
+      found.push([file, target]);
+      if (graph.has(target) && !seen.has(target)) {
+        seen.add(target);
+        queue.push(target);
+      }
+    }
+  }
+  return found;
+}
