@@ -45,6 +45,8 @@ export {
   PaymentMethodNotification,
 } from './notifications/message/payment-method-notification.js';
 export type { NotificationContext } from './interfaces/notification-context.interface.js';
+/** The dedupe store of a registration, for `overrideProvider` in tests. */
+export { NOTIFICATION_DEDUPE_STORE } from './payouts.constants.js';
 export type {
   NotificationClaim,
   NotificationDedupeStore,
