@@ -55,6 +55,28 @@ describe('nestjs-payouts simulate (against a node:http receiver)', () => {
     });
   });
 
+  it('hides the secret when the reply echoes it, from the query string or from a header', async () => {
+    const echo = '{"message":"Cannot POST /payouts/notificatio?token=s3cret%20value","statusCode":404,"x-secret":"h3ader-secret"}';
+    receiver = await startScriptedReceiver([{ status: 404, body: echo }]);
+
+    const run = await runCli([
+      'simulate',
+      '--url',
+      `${receiver.origin}/payouts/notificatio?token=s3cret%20value`,
+      '--header',
+      'x-notifications-token: h3ader-secret',
+      '--attempts',
+      '1',
+    ]);
+
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(
+      'HTTP 404 {"message":"Cannot POST /payouts/notificatio?token=redacted","statusCode":404,"x-secret":"redacted"}',
+    );
+    expect(`${run.stdout}${run.stderr}`).not.toMatch(/s3cret|h3ader-secret/);
+    expect(receiver.requests[0]?.headers['x-notifications-token']).toBe('h3ader-secret');
+  });
+
   it('re-sends after a rejected reply and exits 0 once acknowledged', async () => {
     receiver = await startScriptedReceiver([{ status: 401, body: '{"message":"Unauthorized","statusCode":401}' }, ACK]);
 

@@ -6,6 +6,7 @@ import {
 } from '../deliver-notification.js';
 import { paymentMethodNotification } from '../simulated-notification.js';
 import { parseSimulateArguments, SIMULATE_USAGE } from './simulate-arguments.js';
+import { secretRedactor } from './secret-redaction.js';
 import { describeAttempt, describeDuration, describeOutcome, describeStart, displayUrl } from './delivery-printer.js';
 
 export const EXIT_DELIVERED = 0;
@@ -33,6 +34,7 @@ export async function runSimulateCommand(args: string[], output: CommandOutput):
     return EXIT_USAGE;
   }
 
+  output = redactedOutput(output, secretRedactor(parsed));
   const attempts = parsed.attempts ?? DEFAULT_DELIVERY_ATTEMPTS;
   const intervalMs = parsed.intervalMs ?? DEFAULT_DELIVERY_INTERVAL_MS;
   output.out(describeStart(parsed.eventType, parsed.url, attempts, intervalMs));
@@ -60,4 +62,8 @@ export async function runSimulateCommand(args: string[], output: CommandOutput):
     output.err(`Error: ${error.message} at ${displayUrl(parsed.url)}. Is the application running, and are the host and port right?`);
     return EXIT_USAGE;
   }
+}
+
+function redactedOutput(output: CommandOutput, redact: (line: string) => string): CommandOutput {
+  return { out: (line) => output.out(redact(line)), err: (line) => output.err(redact(line)) };
 }
