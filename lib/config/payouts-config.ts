@@ -1,7 +1,14 @@
+import { rejectUnknownKeys } from '../common/known-option-keys.js';
 import { PayoutsConfigError } from '../errors/payouts-config.error.js';
 import type { PayoutsModuleOptions } from '../interfaces/payouts-module-options.interface.js';
 import { type NotificationsConfig, resolveNotificationsConfig } from '../notifications/notifications-config.js';
-import { type PayoutsClientConfig, resolvePayoutsClientConfig } from '../payouts/payouts-client-config.js';
+import {
+  PAYOUTS_CLIENT_OPTION_KEYS,
+  type PayoutsClientConfig,
+  resolvePayoutsClientConfig,
+} from '../payouts/payouts-client-config.js';
+
+const OPTION_KEYS = [...PAYOUTS_CLIENT_OPTION_KEYS, 'notifications'];
 
 /** The module's options after validation: one slice per feature, each read only by its own feature. */
 export interface PayoutsConfig {
@@ -14,6 +21,7 @@ export function resolvePayoutsConfig(options: PayoutsModuleOptions | undefined):
   if (options === null || typeof options !== 'object') {
     throw new PayoutsConfigError('options', 'an object with baseUrl, apiKey and accessToken');
   }
+  rejectUnknownKeys(options, OPTION_KEYS, '');
   return {
     client: resolvePayoutsClientConfig(options),
     notifications: resolveNotificationsConfig(options.notifications),

@@ -1,6 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 import { PayoutsConfigError } from '../errors/payouts-config.error.js';
 import { isHttpHeaderName } from '../common/http-header-name.js';
+import { optionKeys, rejectUnknownKeys } from '../common/known-option-keys.js';
 import { RedactedSecret } from '../common/redacted-secret.js';
 import { wholeNumberOption } from '../common/whole-number-option.js';
 import type { NotificationDedupeStore } from '../interfaces/notification-dedupe-store.interface.js';
@@ -39,6 +40,21 @@ export interface NotificationsConfig {
   readonly controllerDecorators: readonly ClassDecorator[];
 }
 
+const NOTIFICATIONS_OPTION_KEYS = optionKeys<NotificationsOptions>()(
+  'path',
+  'verification',
+  'bodyLimitBytes',
+  'dedupe',
+  'controllerDecorators',
+);
+const VERIFICATION_OPTION_KEYS = optionKeys<NotificationVerificationOptions>()('secret', 'allowedIps', 'verify');
+const SECRET_OPTION_KEYS = optionKeys<NonNullable<NotificationVerificationOptions['secret']>>()(
+  'value',
+  'queryParam',
+  'header',
+);
+const DEDUPE_OPTION_KEYS = optionKeys<NotificationDedupeOptions>()('store', 'ttlMs', 'maxEntries');
+
 const VERIFICATION_EXAMPLE =
   "notifications: { verification: { secret: { value: process.env.NOTIFICATIONS_SECRET } } } " +
   "(or allowedIps, verify, or 'none'), or notifications: false for an app that receives no notifications";
@@ -57,6 +73,7 @@ export function resolveNotificationsConfig(
   if (typeof options !== 'object') {
     throw new PayoutsConfigError('notifications', `an object such as ${VERIFICATION_EXAMPLE}`);
   }
+  rejectUnknownKeys(options, NOTIFICATIONS_OPTION_KEYS, 'notifications');
   return {
     path: resolvePath(options.path),
     verification: resolveVerification(options.verification),
@@ -82,6 +99,7 @@ function resolveVerification(verification: unknown): NotificationVerificationCon
   if (verification === null || typeof verification !== 'object') {
     throw new PayoutsConfigError('notifications.verification', `an object with secret, allowedIps or verify, or 'none'`);
   }
+  rejectUnknownKeys(verification, VERIFICATION_OPTION_KEYS, 'notifications.verification');
   const { secret, allowedIps, verify } = verification as NotificationVerificationOptions;
   if (secret === undefined && allowedIps === undefined && verify === undefined) {
     throw new PayoutsConfigError('notifications.verification', `at least one of secret, allowedIps or verify, or 'none'`);
@@ -101,6 +119,7 @@ function resolveSecret(secret: NotificationVerificationOptions['secret']): Notif
   if (secret === null || typeof secret !== 'object') {
     throw new PayoutsConfigError(option, '{ value: process.env.NOTIFICATIONS_SECRET }');
   }
+  rejectUnknownKeys(secret, SECRET_OPTION_KEYS, option);
   const { value, queryParam, header } = secret;
   if (typeof value !== 'string' || value.trim() === '') {
     throw new PayoutsConfigError(`${option}.value`, 'a non-empty string');
@@ -160,6 +179,7 @@ function resolveDedupe(dedupe: NotificationDedupeOptions | undefined): Notificat
   if (dedupe === null || typeof dedupe !== 'object') {
     throw new PayoutsConfigError('notifications.dedupe', 'an object with store, or ttlMs and maxEntries');
   }
+  rejectUnknownKeys(dedupe, DEDUPE_OPTION_KEYS, 'notifications.dedupe');
   const { store, ttlMs, maxEntries } = dedupe;
   if (store === undefined) {
     return {

@@ -1,4 +1,5 @@
 import { parseHttpUrl } from '../common/http-url.js';
+import { optionKeys, rejectUnknownKeys } from '../common/known-option-keys.js';
 import { RedactedSecret } from '../common/redacted-secret.js';
 import { wholeNumberOption } from '../common/whole-number-option.js';
 import { PayoutsConfigError } from '../errors/payouts-config.error.js';
@@ -19,6 +20,16 @@ export interface PayoutsClientConfig {
   readonly timeoutMs: number;
   readonly retry: Readonly<Required<PayoutsRetryOptions>>;
 }
+
+/** The top-level options this slice reads; `config/` adds the other slices' keys to check the whole object. */
+export const PAYOUTS_CLIENT_OPTION_KEYS = optionKeys<Omit<PayoutsModuleOptions, 'notifications'>>()(
+  'baseUrl',
+  'apiKey',
+  'accessToken',
+  'timeoutMs',
+  'retries',
+);
+const RETRY_OPTION_KEYS = optionKeys<PayoutsRetryOptions>()('maxRetries', 'baseDelayMs', 'maxDelayMs', 'retryOnStatus');
 
 const RETRY_DEFAULTS: Required<PayoutsRetryOptions> = {
   maxRetries: 2,
@@ -79,6 +90,7 @@ function resolveRetry(retries: PayoutsModuleOptions['retries']): Required<Payout
   if (options === null || typeof options !== 'object') {
     throw new PayoutsConfigError('retries', 'a number of retries or an object of retry options');
   }
+  rejectUnknownKeys(options, RETRY_OPTION_KEYS, 'retries');
   const retryOnStatus = options.retryOnStatus ?? RETRY_DEFAULTS.retryOnStatus;
   if (
     !Array.isArray(retryOnStatus) ||

@@ -192,6 +192,47 @@ describe('PayoutsModule options checked at bootstrap', () => {
     expect(error.message).not.toContain(SECRET);
   });
 
+  it.each([
+    [{ retry: 3 }, 'retry', 'a known option name (did you mean "retries"?)'],
+    [{ baseURL: 'https://payouts.example.com' }, 'baseURL', 'a known option name (did you mean "baseUrl"?)'],
+    [{ retries: { maxRetry: 1 } }, 'retries.maxRetry', 'a known option name (did you mean "maxRetries"?)'],
+    [
+      { notifications: { verification: 'none', bodyLimit: 10 } },
+      'notifications.bodyLimit',
+      'a known option name (did you mean "bodyLimitBytes"?)',
+    ],
+    [
+      { notifications: { verification: { secret: { value: SECRET, queryParm: 't' } } } },
+      'notifications.verification.secret.queryParm',
+      'a known option name (did you mean "queryParam"?)',
+    ],
+    [
+      { notifications: { verification: 'none', dedupe: { ttl: 1000 } } },
+      'notifications.dedupe.ttl',
+      'a known option name (did you mean "ttlMs"?)',
+    ],
+    [
+      { webhookSecret: SECRET },
+      'webhookSecret',
+      'one of baseUrl, apiKey, accessToken, timeoutMs, retries, notifications',
+    ],
+  ])('fails a forRootAsync factory that returns the unknown option in %j, naming the closest one', async (extra, option, expected) => {
+    @Module({
+      imports: [
+        PayoutsModule.forRootAsync({
+          useFactory: () => ({ ...payoutsOptions('https://payouts.example.com'), ...extra }) as PayoutsModuleOptions,
+        }),
+      ],
+    })
+    class TypoAppModule {}
+
+    const error = await bootstrapError(() => NestFactory.create(TypoAppModule, { logger: false, abortOnError: false }));
+
+    expect(error.option).toBe(option);
+    expect(error.message).toBe(`PayoutsModule option "${option}" is invalid: expected ${expected}.`);
+    expect(error.message).not.toContain(SECRET);
+  });
+
   it('rejects missing options altogether', async () => {
     const error = await bootstrapError(() =>
       Test.createTestingModule({

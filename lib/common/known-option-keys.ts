@@ -1,0 +1,62 @@
+import { PayoutsConfigError } from '../errors/payouts-config.error.js';
+
+/**
+ * Fails on an option name nobody reads, naming the closest known one: a typo such as `retry: 3` in a
+ * `forRootAsync` factory, which types cannot catch, would otherwise be ignored in silence.
+ */
+export function rejectUnknownKeys(
+  options: object,
+  known: readonly string[],
+  path: string,
+  owner?: string,
+): void {
+  for (const key of Object.keys(options)) {
+    if (known.includes(key)) continue;
+    const closest = closestName(key, known);
+    const hint = closest === undefined ? `one of ${known.join(', ')}` : `a known option name (did you mean "${closest}"?)`;
+    throw new PayoutsConfigError(path ? `${path}.${key}` : key, hint, owner);
+  }
+}
+
+/**
+ * The known name nearest to `name`, ignoring case, when it is near enough to be a typo: at most half of it edited, or
+ * one name the start of the other (`ttl` for `ttlMs`).
+ */
+function closestName(name: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  // Up to half the name may differ: `retry` is three edits from `retries`.
+  let bestDistance = Math.max(2, Math.ceil(name.length / 2)) + 1;
+  const typed = name.toLowerCase();
+  for (const candidate of known) {
+    const lower = candidate.toLowerCase();
+    const distance = lower.startsWith(typed) || typed.startsWith(lower) ? 1 : editDistance(typed, lower);
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+/** Levenshtein distance, one row at a time; option names are short. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/**
+ * Lists every key of the options interface `T`, checked by the compiler both ways: a key that `T` lacks, or a key of
+ * `T` left out, fails the build, so the list of known options cannot drift from the interface.
+ */
+export function optionKeys<T extends object>() {
+  return <const K extends readonly (keyof T & string)[]>(
+    ...keys: K & ([Exclude<keyof T, K[number]>] extends [never] ? unknown : ['missing', Exclude<keyof T, K[number]>])
+  ): readonly string[] => keys;
+}
