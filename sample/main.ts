@@ -3,6 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
 import {
   type DeliveryReport,
   deliver,
@@ -44,7 +46,17 @@ function check(condition: boolean, problem: string): void {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { serve: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({
+    options: {
+      serve: { type: 'boolean', default: false },
+      adapter: { type: 'string', default: 'express' },
+      prefix: { type: 'string', default: '' },
+    },
+  });
+  const { adapter, prefix } = values;
+  if (adapter !== 'express' && adapter !== 'fastify') {
+    throw new StepFailure(`--adapter must be express or fastify; got "${adapter}".`);
+  }
   const missing = CREDENTIAL_VARIABLES.filter((name) => !process.env[name]);
   if (missing.length > 0 && missing.length < CREDENTIAL_VARIABLES.length) {
     throw new StepFailure(`Set all of ${CREDENTIAL_VARIABLES.join(', ')}, or none to use the mock API; missing: ${missing.join(', ')}.`);
@@ -70,20 +82,24 @@ async function main(): Promise<void> {
   });
 
   const app = await step('Start the Nest app', async () => {
-    const nest = await NestFactory.create(AppModule, { logger: new SampleLogger(values.serve) });
+    const httpAdapter = adapter === 'fastify' ? new FastifyAdapter() : new ExpressAdapter();
+    const nest = await NestFactory.create(AppModule, httpAdapter, { logger: new SampleLogger(values.serve) });
     nest.enableShutdownHooks();
+    // The notification route sits under the global prefix, like every route of the app.
+    if (prefix) nest.setGlobalPrefix(prefix);
     if (!values.serve) {
       await nest.listen(0, '127.0.0.1');
-    } else if (process.env.HOST) {
-      await nest.listen(Number(process.env.PORT ?? 3000), process.env.HOST);
     } else {
-      // Every interface, so that the payouts service can reach the app.
-      await nest.listen(Number(process.env.PORT ?? 3000));
+      // By default every interface, so that the payouts service can reach the app (Fastify's default is loopback).
+      const host = process.env.HOST ?? (adapter === 'fastify' ? '0.0.0.0' : undefined);
+      await (host === undefined ? nest.listen(Number(process.env.PORT ?? 3000)) : nest.listen(Number(process.env.PORT ?? 3000), host));
     }
+    print(`   ${adapter === 'fastify' ? 'Fastify' : 'Express'} adapter, ${prefix ? `global prefix "${prefix}"` : 'no global prefix'}.`);
     return nest;
   });
   const port = (app.getHttpServer().address() as { port: number }).port;
-  const route = `http://127.0.0.1:${port}/payouts/notifications`;
+  const path = `${prefix ? `${prefix.replace(/^\/+|\/+$/g, '')}/` : ''}payouts/notifications`;
+  const route = `http://127.0.0.1:${port}/${path}`;
   print(`   Notification route: ${route}?token=<secret>`);
 
   try {
@@ -100,7 +116,7 @@ async function main(): Promise<void> {
     print('\nAll steps passed.');
     return;
   }
-  print(`\nServing. Register this notification URL: http://<your-host>:${port}/payouts/notifications?token=<secret>`);
+  print(`\nServing. Register this notification URL: http://<your-host>:${port}/${path}?token=<secret>`);
   if (secretWasGenerated) {
     print(`The secret was generated for this run: ${secret}. Set PAYOUTS_NOTIFICATIONS_SECRET to choose it.`);
   }

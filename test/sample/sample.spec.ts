@@ -21,8 +21,8 @@ function sampleEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-function runSample(env: NodeJS.ProcessEnv): Promise<NodeProcessRun> {
-  return runNodeProcess([SAMPLE_MAIN], { cwd: ROOT, env, timeoutMs: 30_000 });
+function runSample(env: NodeJS.ProcessEnv, args: string[] = []): Promise<NodeProcessRun> {
+  return runNodeProcess([SAMPLE_MAIN, ...args], { cwd: ROOT, env, timeoutMs: 30_000 });
 }
 
 describe('npm run sample', () => {
@@ -50,6 +50,7 @@ describe('npm run sample', () => {
 
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
+    expect(run.stdout).toContain('   Express adapter, no global prefix.');
     const steps = run.stdout.match(/^\d+\. .*$/gm);
     expect(steps).toEqual([
       '1. Payouts API',
@@ -66,6 +67,26 @@ describe('npm run sample', () => {
     expect(run.stdout.match(/Sender, attempt 1: HTTP 200 \{"ResultCode":0\} -> acknowledged/g)).toHaveLength(2);
     expect(run.stdout).toContain('Sender, attempt 2: HTTP 401 {"statusCode":401,"message":"Unauthorized"} -> not acknowledged');
     expect(run.stdout).toMatch(/All steps passed\.\n$/);
+  });
+
+  it('runs the same steps on Fastify behind a global prefix', async () => {
+    const run = await runSample(sampleEnv(), ['--adapter', 'fastify', '--prefix', 'api']);
+
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout.match(/^\d+\. .*$/gm)).toHaveLength(6);
+    expect(run.stdout).toContain('   Fastify adapter, global prefix "api".');
+    expect(run.stdout).toMatch(/Notification route: http:\/\/127\.0\.0\.1:\d+\/api\/payouts\/notifications\?token=<secret>/);
+    expect(run.stdout.match(/Sender, attempt 1: HTTP 200 \{"ResultCode":0\} -> acknowledged/g)).toHaveLength(2);
+    expect(run.stdout).toContain('[PaymentMethodsListener] onRemoved: removed pmt_3Vb8Hs1Ty6 from shopper shp_7Qk2Lm9Xr4');
+    expect(run.stdout).toMatch(/All steps passed\.\n$/);
+  });
+
+  it('refuses an adapter it does not know', async () => {
+    const run = await runSample(sampleEnv(), ['--adapter', 'koa']);
+
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('\n--adapter must be express or fastify; got "koa".\n');
   });
 
   it('targets the payouts API named by the environment, and names the step that failed', async () => {
