@@ -1,5 +1,12 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { type INestApplication, type LoggerService, Module, type Provider } from '@nestjs/common';
+import {
+  type DynamicModule,
+  type INestApplication,
+  type LoggerService,
+  Module,
+  type Provider,
+  type Type,
+} from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
@@ -15,6 +22,8 @@ export interface NotificationsAppOptions {
   notifications?: NotificationsOptions | false;
   /** Register with `forRootAsync({ useFactory })` instead of `forRoot`. */
   async?: boolean;
+  /** The modules to import (`PayoutsModule` registrations…) instead of the registration `notifications` describes. */
+  imports?: (DynamicModule | Type<unknown>)[];
   providers?: Provider[];
   globalPrefix?: string;
   rawBody?: boolean;
@@ -47,7 +56,7 @@ export async function createNotificationsApp(options: NotificationsAppOptions): 
     : PayoutsModule.forRoot(moduleOptions);
 
   class TestAppModule {}
-  Module({ imports: [payouts], providers: options.providers ?? [] })(TestAppModule);
+  Module({ imports: options.imports ?? [payouts], providers: options.providers ?? [] })(TestAppModule);
 
   const adapter =
     options.adapter === 'express'
@@ -98,7 +107,8 @@ export interface PostOptions {
 
 /** POSTs raw bytes; an object is sent as JSON with `Content-Type: application/json` unless headers say otherwise. */
 export function post(url: string, body: unknown, options: PostOptions = {}): Promise<HttpReply> {
-  const payload = typeof body === 'string' || Buffer.isBuffer(body) ? Buffer.from(body) : Buffer.from(JSON.stringify(body));
+  const payload =
+    typeof body === 'string' || Buffer.isBuffer(body) ? Buffer.from(body) : Buffer.from(JSON.stringify(body));
   const headers = { 'content-type': 'application/json', ...options.headers };
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method: 'POST', headers, agent: false }, (res) => {
