@@ -1,9 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PayoutsConfigError } from '../errors/payouts-config.error.js';
-import type {
-  PayoutsRegistration,
-  PayoutsRegistrations,
-} from '../interfaces/payouts-registrations.interface.js';
+import type { PayoutsRegistration, PayoutsRegistrations } from '../interfaces/payouts-registrations.interface.js';
 import { DEFAULT_PAYOUTS_ACCOUNT } from '../payouts.constants.js';
 
 /**

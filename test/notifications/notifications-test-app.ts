@@ -75,6 +75,21 @@ export async function createNotificationsApp(options: NotificationsAppOptions): 
   return app;
 }
 
+/** The error that creating and initialising the app fails with; fails the test if the app boots. */
+export async function bootError(options: NotificationsAppOptions): Promise<unknown> {
+  try {
+    const app = await createNotificationsApp(options);
+    try {
+      await app.init();
+    } finally {
+      await app.close();
+    }
+  } catch (error) {
+    return error;
+  }
+  throw new Error('the app booted');
+}
+
 export async function startNotificationsApp(options: NotificationsAppOptions): Promise<NotificationsApp> {
   const app = await createNotificationsApp(options);
   const host = options.host ?? '127.0.0.1';
@@ -107,8 +122,7 @@ export interface PostOptions {
 
 /** POSTs raw bytes; an object is sent as JSON with `Content-Type: application/json` unless headers say otherwise. */
 export function post(url: string, body: unknown, options: PostOptions = {}): Promise<HttpReply> {
-  const payload =
-    typeof body === 'string' || Buffer.isBuffer(body) ? Buffer.from(body) : Buffer.from(JSON.stringify(body));
+  const payload = typeof body === 'string' || Buffer.isBuffer(body) ? Buffer.from(body) : Buffer.from(JSON.stringify(body));
   const headers = { 'content-type': 'application/json', ...options.headers };
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method: 'POST', headers, agent: false }, (res) => {
