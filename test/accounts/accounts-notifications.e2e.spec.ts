@@ -124,7 +124,8 @@ describe.each(ADAPTERS.flatMap((adapter) => REGISTRATION_METHODS.map((method) =>
 
       const cards = app.app.get(CardEvents).received;
       expect(deliveries(cards)).toEqual(['added@eu', 'added@ke', 'added@default']);
-      const key = `PAYMENT_METHOD_ADDED:${notification.shopper.id}:${notification.paymentMethod.id}:2025-03-14T09%3A26%3A53.589Z`;
+      const { shopper, paymentMethod } = notification as { shopper: { id: string }; paymentMethod: { id: string } };
+      const key = `PAYMENT_METHOD_ADDED:${shopper.id}:${paymentMethod.id}:2025-03-14T09%3A26%3A53.589Z`;
       expect(cards.map(({ context }) => context.dedupeKey)).toEqual([`eu/${key}`, `ke/${key}`, key]);
     });
 
