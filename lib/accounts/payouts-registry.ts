@@ -48,9 +48,9 @@ function accountClash(first: PayoutsRegistration, second: PayoutsRegistration): 
   if (first.account === DEFAULT_PAYOUTS_ACCOUNT) {
     return new PayoutsConfigError(
       'name',
-      `one unnamed registration per app, but ${both} are both unnamed. Register PayoutsModule once, in the root ` +
-        'module (isGlobal: true makes its PayoutsService injectable in every module); for several merchant ' +
-        "accounts, give each registration its own name, such as { name: 'eu' }",
+      `one unnamed registration (account 'default') per app, but ${both} are both that one. Register PayoutsModule ` +
+        'once, in the root module (isGlobal: true makes its PayoutsService injectable in every module); for several ' +
+        "merchant accounts, give each registration its own name, such as { name: 'eu' }",
     );
   }
   return new PayoutsConfigError(

@@ -81,6 +81,7 @@ describe.each(ADAPTERS.flatMap((adapter) => REGISTRATION_METHODS.map((method) =>
       );
 
       expect(error.option).toBe('name');
+      expect(error.message).toMatch(/expected one unnamed registration \(account 'default'\) per app, but /);
       expect(error.message).toContain(`${registered}() (route /payouts/notifications)`);
       expect(error.message).toContain(`${registered}() (no notification route)`);
       expect(error.message).toContain(
