@@ -1,6 +1,9 @@
 import 'reflect-metadata';
 
 export { PayoutsModule } from './payouts.module.js';
+export { InjectPayouts } from './accounts/inject-payouts.decorator.js';
+export { getPayoutsServiceToken } from './accounts/payouts-service.token.js';
+export { DEFAULT_PAYOUTS_ACCOUNT } from './payouts.constants.js';
 export type { PayoutsModuleAsyncOptions, PayoutsModuleForRootOptions } from './payouts.module-definition.js';
 export type {
   AccessTokenSource,
@@ -35,6 +38,7 @@ export {
   OnPaymentMethodAdded,
   OnPaymentMethodEvent,
   OnPaymentMethodRemoved,
+  type NotificationHandlerOptions,
 } from './notifications/dispatch/notification-handler.decorators.js';
 export { PaymentMethodEventType } from './interfaces/payment-method-event-type.js';
 export {

@@ -37,6 +37,13 @@ export interface PayoutsModuleOptions {
 export interface PayoutsModuleExtras {
   /** Register the module globally, so feature modules can inject `PayoutsService` without importing it. */
   isGlobal?: boolean;
+  /**
+   * The merchant account this registration is for, when the app has several: its `PayoutsService` is injected with
+   * `@InjectPayouts(name)` (plain `PayoutsService` stays the unnamed registration's), and handlers tell accounts apart
+   * by `context.account` or take only some with `@OnPaymentMethod…({ account })`. Letters, digits, `-`, `_` and `.`.
+   * Each registration has its own credentials, token cache, retries, route, verification and dedupe keys.
+   */
+  name?: string;
 }
 
 /** A class given to `forRootAsync({ useClass })` builds the options in this method. */

@@ -9,8 +9,8 @@ import type { NotificationsOptions } from 'nestjs-payouts';
 import { AuditTrail, CardEvents } from './notification-handlers.fixture.js';
 import {
   ADAPTERS,
+  bootError,
   cardAdded,
-  createNotificationsApp,
   type NotificationsApp,
   post,
   startNotificationsApp,
@@ -29,20 +29,6 @@ class RequestScopedEvents {
 class TransientEvents {
   @OnPaymentMethodAdded()
   added(): void {}
-}
-
-async function bootError(options: Parameters<typeof createNotificationsApp>[0]): Promise<unknown> {
-  try {
-    const app = await createNotificationsApp(options);
-    try {
-      await app.init();
-    } finally {
-      await app.close();
-    }
-  } catch (error) {
-    return error;
-  }
-  throw new Error('the app booted');
 }
 
 describe('notifications configuration errors at bootstrap', () => {
