@@ -64,7 +64,7 @@ export type {
 export { PayoutsError } from './errors/payouts.error.js';
 export { PayoutsConfigError } from './errors/payouts-config.error.js';
 export { PayoutValidationError, type PayoutFieldError } from './errors/payout-validation.error.js';
-export { PayoutsApiError } from './errors/payouts-api.error.js';
+export { PayoutsApiError, type PayoutsApiErrorDetails } from './errors/payouts-api.error.js';
 export { PayoutsNetworkError } from './errors/payouts-network.error.js';
 export { PayoutOutcomeUnknownError } from './errors/payout-outcome-unknown.error.js';
 export { PayoutsAccessTokenError } from './errors/payouts-access-token.error.js';

@@ -13,6 +13,7 @@ export interface PayoutsConfig {
   /** A fixed token, or the user's function that fetches one. */
   readonly accessToken: RedactedSecret | (() => string | Promise<string>);
   readonly timeoutMs: number;
+  readonly maxResponseBytes: number;
   readonly retry: Readonly<Required<PayoutsRetryOptions>>;
   readonly notifications: NotificationsConfig | false;
 }
@@ -34,6 +35,7 @@ export function resolvePayoutsConfig(options: PayoutsModuleOptions | undefined):
     apiKey: new RedactedSecret(requireSecret('apiKey', options.apiKey)),
     accessToken: resolveAccessToken(options.accessToken),
     timeoutMs: wholeNumberOption('timeoutMs', options.timeoutMs, 30_000, 1, 'milliseconds'),
+    maxResponseBytes: wholeNumberOption('maxResponseBytes', options.maxResponseBytes, 1_048_576, 1, 'bytes'),
     retry: resolveRetry(options.retries),
     notifications: resolveNotificationsConfig(options.notifications),
   };

@@ -25,8 +25,17 @@ export interface PayoutsModuleOptions {
   apiKey: string;
   /** Sent as `Authorization: Bearer <token>` (the token alone, without `Bearer `). */
   accessToken: AccessTokenSource;
-  /** Per-attempt timeout of a payout request. Default `30000`. */
+  /**
+   * Hard deadline of each attempt, in milliseconds: the access token, connecting, sending and the whole reply.
+   * Default `30000`. A whole `createPayout()` call settles within
+   * (maxRetries + 2) × timeoutMs + maxRetries × maxDelayMs.
+   */
   timeoutMs?: number;
+  /**
+   * Largest reply body read, counted after decompression. Default `1048576` (1 MiB). A larger 2xx reply rejects
+   * with `PayoutOutcomeUnknownError`; a larger error reply keeps its first `maxResponseBytes` as text.
+   */
+  maxResponseBytes?: number;
   /** A number is shorthand for `{ maxRetries: n }`. */
   retries?: number | PayoutsRetryOptions;
   /** Settings of the notification route; `false` registers no route (a payouts-only app). */

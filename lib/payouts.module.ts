@@ -22,7 +22,8 @@ import { NOTIFICATIONS_PROVIDERS } from './notifications/notifications.providers
  * a verified route that delivers payment-method notifications to `@OnPaymentMethod…()` handlers.
  */
 @Module({
-  imports: [HttpModule, DiscoveryModule],
+  // A private axios instance: interceptors and defaults an app sets on the global one never see the credentials.
+  imports: [HttpModule.register({}), DiscoveryModule],
   providers: [PayoutsService, ...NOTIFICATIONS_PROVIDERS],
   exports: [PayoutsService],
 })

@@ -1,10 +1,13 @@
 import { PayoutsAccessTokenError } from '../errors/payouts-access-token.error.js';
 import type { PayoutsConfig } from '../payouts-config.js';
+import type { AttemptDeadline } from './attempt-deadline.js';
 import { isHeaderSafeCredential } from './header-safe-credential.js';
 
 /**
  * Supplies the bearer token. A function source is called on first use and cached; after a 401
- * the token is fetched again once, and concurrent callers share that one fetch.
+ * the token is fetched again once, and concurrent callers share that one fetch. Waiting for the function counts
+ * against the attempt's deadline; a call still running when a waiter's deadline passes is abandoned, so the next
+ * payout calls the function afresh instead of waiting on a token endpoint that hangs.
  */
 export class AccessTokenProvider {
   private cached: string | undefined;
@@ -17,27 +20,33 @@ export class AccessTokenProvider {
     return typeof this.source === 'function';
   }
 
-  async current(requestId: string): Promise<string> {
+  async current(requestId: string, deadline: AttemptDeadline): Promise<string> {
     if (typeof this.source !== 'function') {
       return this.source.reveal();
     }
-    return this.cached ?? this.fetch(requestId);
+    return this.cached ?? this.fetch(requestId, deadline);
   }
 
-  /** Replaces the `rejected` token with a fresh one, unless another caller has replaced it already. */
-  async refresh(rejected: string, requestId: string): Promise<void> {
+  /** A token to replace `rejected`: a fresh one, unless another caller has replaced it already. */
+  async refreshed(rejected: string, requestId: string, deadline: AttemptDeadline): Promise<string> {
     if (this.cached !== undefined && this.cached !== rejected) {
-      return;
+      return this.cached;
     }
     this.cached = undefined;
-    await this.fetch(requestId);
+    return this.fetch(requestId, deadline);
   }
 
-  private async fetch(requestId: string): Promise<string> {
-    this.pending ??= this.fetchFromSource().finally(() => {
-      this.pending = undefined;
-    });
-    const outcome = await this.pending;
+  private async fetch(requestId: string, deadline: AttemptDeadline): Promise<string> {
+    const pending = (this.pending ??= this.fetchFromSource());
+    const forget = () => {
+      if (this.pending === pending) this.pending = undefined;
+    };
+    const outcome = await deadline
+      .race(pending, () => {
+        forget();
+        return new PayoutsAccessTokenError(requestId, `did not return a token within ${deadline.timeoutMs} ms`);
+      })
+      .finally(forget);
     if ('problem' in outcome) {
       throw new PayoutsAccessTokenError(requestId, outcome.problem);
     }

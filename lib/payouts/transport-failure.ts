@@ -27,7 +27,8 @@ export function transportFailure(error: unknown, requestId: string): PayoutsNetw
   return new PayoutOutcomeUnknownError(requestId, code);
 }
 
-function errorCode(error: unknown): string {
+/** The error's code when it is a plain code such as `ECONNRESET`, otherwise `UNKNOWN`: nothing else of it is read. */
+export function errorCode(error: unknown): string {
   const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
   return typeof code === 'string' && /^[A-Z0-9_]+$/.test(code) ? code : 'UNKNOWN';
 }

@@ -11,10 +11,20 @@ export interface RecordedRequest {
 }
 
 /**
- * What the stub does with a request: reply (a string body is sent as is, anything else as JSON),
- * `'destroy'` the socket after reading the request, or `'hang'` without replying.
+ * Takes the connection over after the request was read and writes raw bytes to it (see `hostile-replies.ts`).
+ * It must close the socket in the end: the stub's HTTP parser is left waiting for a response that never comes.
  */
-export type StubReply = { status: number; headers?: Record<string, string>; body?: unknown } | 'destroy' | 'hang';
+export type SocketScript = (socket: Socket) => void | Promise<void>;
+
+/**
+ * What the stub does with a request: reply (a string or Buffer body is sent as is, anything else as JSON),
+ * `'destroy'` the socket after reading the request, `'hang'` without replying, or run a socket script.
+ */
+export type StubReply =
+  | { status: number; headers?: Record<string, string>; body?: unknown }
+  | 'destroy'
+  | 'hang'
+  | { script: SocketScript };
 
 /** Decides the reply; a promise lets a test hold replies back until several requests have arrived. */
 export type StubHandler = (request: RecordedRequest, index: number) => StubReply | Promise<StubReply>;
@@ -77,8 +87,10 @@ export class PayoutsApiStub {
   private send(reply: StubReply, request: IncomingMessage, response: ServerResponse): void {
     if (reply === 'destroy') {
       request.socket.destroy();
+    } else if (typeof reply === 'object' && 'script' in reply) {
+      void reply.script(request.socket);
     } else if (reply !== 'hang') {
-      const body = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? {});
+      const body = typeof reply.body === 'string' || Buffer.isBuffer(reply.body) ? reply.body : JSON.stringify(reply.body ?? {});
       response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
       response.end(body);
     }

@@ -148,6 +148,8 @@ describe('PayoutsModule options checked at bootstrap', () => {
     ['timeoutMs zero', { timeoutMs: 0 }, 'timeoutMs'],
     ['timeoutMs a string', { timeoutMs: '30000' }, 'timeoutMs'],
     ['timeoutMs fractional', { timeoutMs: 1.5 }, 'timeoutMs'],
+    ['maxResponseBytes zero', { maxResponseBytes: 0 }, 'maxResponseBytes'],
+    ['maxResponseBytes a string', { maxResponseBytes: '1mb' }, 'maxResponseBytes'],
     ['retries negative', { retries: -1 }, 'retries.maxRetries'],
     ['retries a string', { retries: 'twice' }, 'retries'],
     ['retries.maxRetries fractional', { retries: { maxRetries: 1.5 } }, 'retries.maxRetries'],
