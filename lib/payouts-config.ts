@@ -2,11 +2,14 @@ import { PayoutsConfigError } from './errors/payouts-config.error.js';
 import { resolveNotificationsConfig, type NotificationsConfig } from './notifications/notifications-config.js';
 import type { AccessTokenSource, PayoutsModuleOptions, PayoutsRetryOptions } from './payouts-options.interface.js';
 import { isHeaderSafeCredential } from './payouts/header-safe-credential.js';
+import { type PayoutsTransportConfig, resolveTransportConfig } from './payouts/transport-config.js';
 import { RedactedSecret } from './redacted-secret.js';
 import { wholeNumberOption } from './whole-number-option.js';
 
 /** The module's options after validation, with every default filled in. */
 export interface PayoutsConfig {
+  /** The base URL without a trailing slash; `request()` paths go below it. */
+  readonly baseUrl: string;
   /** Absolute URL of the create-payout endpoint. */
   readonly payoutsUrl: string;
   readonly apiKey: RedactedSecret;
@@ -15,6 +18,7 @@ export interface PayoutsConfig {
   readonly timeoutMs: number;
   readonly maxResponseBytes: number;
   readonly retry: Readonly<Required<PayoutsRetryOptions>>;
+  readonly transport: PayoutsTransportConfig;
   readonly notifications: NotificationsConfig | false;
 }
 
@@ -30,18 +34,21 @@ export function resolvePayoutsConfig(options: PayoutsModuleOptions | undefined):
   if (options === null || typeof options !== 'object') {
     throw new PayoutsConfigError('options', 'an object with baseUrl, apiKey and accessToken');
   }
+  const baseUrl = resolveBaseUrl(options.baseUrl);
   return {
-    payoutsUrl: resolvePayoutsUrl(options.baseUrl),
+    baseUrl,
+    payoutsUrl: `${baseUrl}/payouts`,
     apiKey: new RedactedSecret(requireSecret('apiKey', options.apiKey)),
     accessToken: resolveAccessToken(options.accessToken),
     timeoutMs: wholeNumberOption('timeoutMs', options.timeoutMs, 30_000, 1, 'milliseconds'),
     maxResponseBytes: wholeNumberOption('maxResponseBytes', options.maxResponseBytes, 1_048_576, 1, 'bytes'),
     retry: resolveRetry(options.retries),
+    transport: resolveTransportConfig(options),
     notifications: resolveNotificationsConfig(options.notifications),
   };
 }
 
-function resolvePayoutsUrl(baseUrl: unknown): string {
+function resolveBaseUrl(baseUrl: unknown): string {
   const expected = 'an absolute http:// or https:// URL such as "https://api.example.com/v1"';
   if (typeof baseUrl !== 'string' || baseUrl.trim() === '') {
     throw new PayoutsConfigError('baseUrl', expected);
@@ -61,7 +68,7 @@ function resolvePayoutsUrl(baseUrl: unknown): string {
   if (url.username || url.password) {
     throw new PayoutsConfigError('baseUrl', 'a URL without user name or password (credentials go in apiKey and accessToken)');
   }
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}/payouts`;
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
 function requireSecret(option: string, value: unknown, expected = 'a non-empty string without spaces'): string {

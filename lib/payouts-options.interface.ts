@@ -1,4 +1,5 @@
 import type { NotificationsOptions } from './notifications/notifications-options.interface.js';
+import type { PayoutsTransportOptions } from './payouts/payouts-transport-options.interface.js';
 
 /**
  * A fixed access token, or a function returning one. The function is called on first use and its token
@@ -18,7 +19,8 @@ export interface PayoutsRetryOptions {
   retryOnStatus?: number[];
 }
 
-export interface PayoutsModuleOptions {
+/** The transport options (`httpAgent`, `httpsAgent`, `proxy`, `headers`) are named as in `HttpModule.register()`. */
+export interface PayoutsModuleOptions extends PayoutsTransportOptions {
   /** Base URL of the payouts API (http or https, no credentials in it); payouts are sent to `{baseUrl}/payouts`. */
   baseUrl: string;
   /** Sent as the `X-API-Key` header. */

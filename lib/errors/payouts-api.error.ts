@@ -1,7 +1,8 @@
+import { callSubject, type PayoutsCallTarget } from './payouts-call-target.js';
 import { PayoutsError } from './payouts.error.js';
 
-/** What a `PayoutsApiError` keeps of the reply besides its status and body. */
-export interface PayoutsApiErrorDetails {
+/** What a `PayoutsApiError` keeps of the reply and the request besides the status and body. */
+export interface PayoutsApiErrorDetails extends PayoutsCallTarget {
   /** Response headers, names in lowercase, credentials redacted. */
   headers?: Record<string, string>;
   /**
@@ -14,22 +15,28 @@ export interface PayoutsApiErrorDetails {
 /**
  * The payouts API answered with a non-2xx status (after any retries the policy allows).
  * `body` is the parsed JSON reply, or its text when it is not JSON (or arrived incomplete); the API key and the
- * access token are replaced with `[redacted]` wherever the reply echoed them.
+ * access token are replaced with `[redacted]` wherever the reply echoed them. Whether sending again is safe depends
+ * on the status: `429`/`503` were not processed, other 4xx were refused, other 5xx may have been processed.
  */
 export class PayoutsApiError extends PayoutsError {
   readonly headers: Record<string, string>;
   /** True when the body did not arrive whole (too large, too slow or cut off): `body` is then the text received. */
   readonly bodyTruncated: boolean;
+  readonly method: string | undefined;
+  readonly path: string | undefined;
 
   constructor(
     readonly status: number,
     readonly body: unknown,
-    readonly requestId: string,
+    /** The payout's `request_id`; undefined for a `request()` call made without one. */
+    readonly requestId: string | undefined,
     details: PayoutsApiErrorDetails = {},
   ) {
     const truncation = details.bodyCutShort ? `; the reply body was ${details.bodyCutShort} and is kept truncated` : '';
-    super(`Payout request "${requestId}" was rejected by the payouts API with HTTP ${status}${truncation}.`);
+    super(`${callSubject(requestId, details)} was rejected by the payouts API with HTTP ${status}${truncation}.`);
     this.headers = details.headers ?? {};
     this.bodyTruncated = details.bodyCutShort !== undefined;
+    this.method = details.method;
+    this.path = details.path;
   }
 }

@@ -1,7 +1,15 @@
+import { PayoutsAbortedError } from '../errors/payouts-aborted.error.js';
 import { PayoutsAccessTokenError } from '../errors/payouts-access-token.error.js';
+import type { PayoutsCallTarget } from '../errors/payouts-call-target.js';
 import type { PayoutsConfig } from '../payouts-config.js';
 import type { AttemptDeadline } from './attempt-deadline.js';
 import { isHeaderSafeCredential } from './header-safe-credential.js';
+
+/** The call a token is wanted for, as its errors name it. */
+export interface TokenRequester {
+  readonly requestId: string | undefined;
+  readonly target: PayoutsCallTarget;
+}
 
 /**
  * Supplies the bearer token. A function source is called on first use and cached; after a 401
@@ -20,35 +28,41 @@ export class AccessTokenProvider {
     return typeof this.source === 'function';
   }
 
-  async current(requestId: string, deadline: AttemptDeadline): Promise<string> {
+  /** The fixed token, or undefined when a function supplies them. */
+  get fixed(): string | undefined {
+    return typeof this.source === 'function' ? undefined : this.source.reveal();
+  }
+
+  async current(requester: TokenRequester, deadline: AttemptDeadline): Promise<string> {
     if (typeof this.source !== 'function') {
       return this.source.reveal();
     }
-    return this.cached ?? this.fetch(requestId, deadline);
+    return this.cached ?? this.fetch(requester, deadline);
   }
 
   /** A token to replace `rejected`: a fresh one, unless another caller has replaced it already. */
-  async refreshed(rejected: string, requestId: string, deadline: AttemptDeadline): Promise<string> {
+  async refreshed(rejected: string, requester: TokenRequester, deadline: AttemptDeadline): Promise<string> {
     if (this.cached !== undefined && this.cached !== rejected) {
       return this.cached;
     }
     this.cached = undefined;
-    return this.fetch(requestId, deadline);
+    return this.fetch(requester, deadline);
   }
 
-  private async fetch(requestId: string, deadline: AttemptDeadline): Promise<string> {
+  private async fetch({ requestId, target }: TokenRequester, deadline: AttemptDeadline): Promise<string> {
     const pending = (this.pending ??= this.fetchFromSource());
-    const forget = () => {
-      if (this.pending === pending) this.pending = undefined;
-    };
     const outcome = await deadline
-      .race(pending, () => {
-        forget();
-        return new PayoutsAccessTokenError(requestId, `did not return a token within ${deadline.timeoutMs} ms`);
-      })
-      .finally(forget);
+      .race(pending, () =>
+        deadline.timedOut
+          ? new PayoutsAccessTokenError(requestId, `did not return a token within ${deadline.timeoutMs} ms`, target)
+          : new PayoutsAbortedError(requestId, target),
+      )
+      .finally(() => {
+        // Settled or given up on: either way the next caller starts afresh.
+        if (this.pending === pending) this.pending = undefined;
+      });
     if ('problem' in outcome) {
-      throw new PayoutsAccessTokenError(requestId, outcome.problem);
+      throw new PayoutsAccessTokenError(requestId, outcome.problem, target);
     }
     return outcome.token;
   }

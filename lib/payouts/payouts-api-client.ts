@@ -1,28 +1,21 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '@nestjs/common';
 import { PayoutOutcomeUnknownError } from '../errors/payout-outcome-unknown.error.js';
+import { PayoutsAbortedError } from '../errors/payouts-aborted.error.js';
 import { PayoutsApiError } from '../errors/payouts-api.error.js';
+import { callSubject, type PayoutsCallTarget } from '../errors/payouts-call-target.js';
 import { PayoutsNetworkError } from '../errors/payouts-network.error.js';
 import type { PayoutsConfig } from '../payouts-config.js';
-import type { AccessTokenProvider } from './access-token-provider.js';
+import type { AccessTokenProvider, TokenRequester } from './access-token-provider.js';
 import { AttemptDeadline } from './attempt-deadline.js';
 import { CredentialRedactor } from './credential-redactor.js';
 import { errorReplyBody } from './error-reply-body.js';
+import type { PayoutsApiCall } from './payouts-api-call.js';
 import { replyText } from './payout-reply.js';
 import type { ApiReply, PayoutsApiTransport } from './payouts-api-transport.js';
 import { PAYOUTS_USER_AGENT } from './payouts-user-agent.js';
 import { retryDelayMs } from './retry-delay.js';
 import { errorCode, transportFailure } from './transport-failure.js';
-
-/** One call to the payouts API, sent as often as the retry rules allow. */
-export interface PayoutsApiCall {
-  readonly method: string;
-  readonly url: string;
-  /** Serialised once, so every attempt carries the very same bytes. */
-  readonly body: string;
-  /** Names the call in logs and errors. */
-  readonly requestId: string;
-}
 
 /** A 2xx reply whose body arrived whole. */
 export interface ApiSuccess {
@@ -32,104 +25,135 @@ export interface ApiSuccess {
 }
 
 type AttemptOutcome =
-  | { reply: ApiReply; token: string; expired: boolean }
+  | { reply: ApiReply; token: string; deadline: AttemptDeadline }
   | { failure: PayoutsNetworkError | PayoutOutcomeUnknownError };
+
+/** A call in flight: what errors and log lines name it by. */
+interface Sending extends TokenRequester {
+  readonly call: PayoutsApiCall;
+  readonly target: Required<PayoutsCallTarget>;
+  readonly subject: string;
+}
 
 /**
  * Sends calls with the credentials, a hard deadline per attempt and a size cap on replies, and retries only what
- * surely was not processed. A call settles within (maxRetries + 2) × timeoutMs + maxRetries × maxDelayMs: at most
- * 1 + maxRetries attempts, one more after a 401 with a token function, and a capped wait before each retry.
+ * surely was not processed (and, for GET, HEAD and OPTIONS, a lost reply too). A call settles within
+ * (maxRetries + 2) × timeoutMs + maxRetries × maxDelayMs: at most 1 + maxRetries attempts, one more after a 401
+ * with a token function, and a capped wait before each retry.
  */
 export class PayoutsApiClient {
+  /** Redacts what is known before any call: the API key, a fixed token, a proxy password. */
+  private readonly configRedactor: CredentialRedactor;
+
   constructor(
     private readonly config: PayoutsConfig,
     private readonly transport: PayoutsApiTransport,
     private readonly accessToken: AccessTokenProvider,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.configRedactor = new CredentialRedactor(this.credentials(accessToken.fixed));
+  }
 
   /**
    * Resolves with the first 2xx reply; rejects with `PayoutsApiError`, `PayoutsNetworkError`,
-   * `PayoutOutcomeUnknownError` or `PayoutsAccessTokenError`.
+   * `PayoutOutcomeUnknownError`, `PayoutsAccessTokenError` or `PayoutsAbortedError`.
    */
   async send(call: PayoutsApiCall): Promise<ApiSuccess> {
+    const target = { method: call.method, path: this.configRedactor.text(call.target.path) };
+    const sending: Sending = {
+      call,
+      requestId: call.requestId,
+      target,
+      subject: call.requestId === undefined ? callSubject(undefined, target) : callSubject(call.requestId, {}),
+    };
+    if (call.signal?.aborted) throw new PayoutsAbortedError(call.requestId, target);
     const { maxRetries, retryOnStatus } = this.config.retry;
-    const { requestId } = call;
     let retries = 0;
     let rejectedToken: string | undefined;
     let tokenRefreshed = false;
     for (;;) {
-      const outcome = await this.attempt(call, rejectedToken);
+      const outcome = await this.attempt(sending, rejectedToken);
       rejectedToken = undefined;
       if ('failure' in outcome) {
-        if (outcome.failure instanceof PayoutsNetworkError && retries < maxRetries) {
-          await this.backOff(requestId, retries++, outcome.failure.code, undefined);
+        if (this.mayRetry(outcome.failure, call) && retries < maxRetries) {
+          await this.backOff(sending, retries++, outcome.failure.code, undefined);
           continue;
         }
         throw outcome.failure;
       }
-      const { reply, token } = outcome;
-      const cutShort = this.bodyCutShort(reply, outcome.expired);
+      const { reply, token, deadline } = outcome;
+      const cutShort = this.bodyCutShort(reply, deadline);
       if (reply.status >= 200 && reply.status < 300) {
-        if (cutShort) throw new PayoutOutcomeUnknownError(requestId, cutShort.code, reply.status, cutShort.description);
+        if (cutShort) {
+          throw new PayoutOutcomeUnknownError(call.requestId, cutShort.code, {
+            ...target,
+            status: reply.status,
+            bodyCutShort: cutShort.description,
+          });
+        }
         return { status: reply.status, headers: reply.headers, text: replyText(reply.body.bytes) };
       }
       if (reply.status === 401 && this.accessToken.refreshable && !tokenRefreshed) {
         tokenRefreshed = true;
         rejectedToken = token;
-        this.logger.warn(`Payout request "${requestId}": HTTP 401, sending again with a fresh access token`);
+        this.logger.warn(`${sending.subject}: HTTP 401, sending again with a fresh access token`);
         continue;
       }
       if (retryOnStatus.includes(reply.status) && retries < maxRetries) {
-        await this.backOff(requestId, retries++, `HTTP ${reply.status}`, reply.headers['retry-after']);
+        await this.backOff(sending, retries++, `HTTP ${reply.status}`, reply.headers['retry-after']);
         continue;
       }
-      throw this.apiError(reply, token, requestId, cutShort?.description);
+      throw this.apiError(reply, token, sending, cutShort?.description);
     }
   }
 
   /**
    * One attempt under its own deadline, which covers the access token (a fresh one after a 401), connecting,
-   * sending and the whole reply. Rejects only with `PayoutsAccessTokenError`: nothing was sent.
+   * sending and the whole reply. Rejects only when nothing was sent: `PayoutsAccessTokenError`, `PayoutsAbortedError`.
    */
-  private async attempt(call: PayoutsApiCall, rejectedToken: string | undefined): Promise<AttemptOutcome> {
-    const { timeoutMs, apiKey, maxResponseBytes } = this.config;
-    const deadline = new AttemptDeadline(timeoutMs);
+  private async attempt(sending: Sending, rejectedToken: string | undefined): Promise<AttemptOutcome> {
+    const { call, requestId, target } = sending;
+    const deadline = new AttemptDeadline(call.timeoutMs, call.signal);
     try {
       const token =
         rejectedToken === undefined
-          ? await this.accessToken.current(call.requestId, deadline)
-          : await this.accessToken.refreshed(rejectedToken, call.requestId, deadline);
+          ? await this.accessToken.current(sending, deadline)
+          : await this.accessToken.refreshed(rejectedToken, sending, deadline);
+      if (deadline.abortedByCaller) throw new PayoutsAbortedError(requestId, target);
       try {
         const reply = await this.transport.exchange({
           method: call.method,
           url: call.url,
           headers: {
-            'X-API-Key': apiKey.reveal(),
-            Authorization: `Bearer ${token}`,
-            'Content-Type': 'application/json',
-            Accept: 'application/json',
-            'User-Agent': PAYOUTS_USER_AGENT,
+            accept: 'application/json',
+            'user-agent': PAYOUTS_USER_AGENT,
+            ...call.headers,
+            'x-api-key': this.config.apiKey.reveal(),
+            authorization: `Bearer ${token}`,
+            ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
           },
           body: call.body,
           signal: deadline.signal,
-          maxResponseBytes,
+          maxResponseBytes: this.config.maxResponseBytes,
         });
-        return { reply, token, expired: deadline.expired };
+        return { reply, token, deadline };
       } catch (error) {
-        return {
-          failure: deadline.expired
-            ? new PayoutOutcomeUnknownError(call.requestId, 'ETIMEDOUT')
-            : transportFailure(error, call.requestId),
-        };
+        if (deadline.timedOut) return { failure: new PayoutOutcomeUnknownError(requestId, 'ETIMEDOUT', target) };
+        if (deadline.abortedByCaller) return { failure: new PayoutOutcomeUnknownError(requestId, 'ABORTED', target) };
+        return { failure: transportFailure(error, requestId, target) };
       }
     } finally {
       deadline.clear();
     }
   }
 
+  /** Surely not sent; or sent with a method that changes nothing, and not given up on by the caller. */
+  private mayRetry(failure: PayoutsNetworkError | PayoutOutcomeUnknownError, call: PayoutsApiCall): boolean {
+    return failure instanceof PayoutsNetworkError || (call.safe && failure.code !== 'ABORTED');
+  }
+
   /** Why the reply's body is incomplete, as an error code and the words errors use; undefined when it is whole. */
-  private bodyCutShort(reply: ApiReply, expired: boolean): { code: string; description: string } | undefined {
+  private bodyCutShort(reply: ApiReply, deadline: AttemptDeadline): { code: string; description: string } | undefined {
     const { body } = reply;
     if (body.cutShort === undefined) return undefined;
     if (body.cutShort === 'too-large') {
@@ -138,23 +162,36 @@ export class PayoutsApiClient {
         description: `larger than maxResponseBytes (${this.config.maxResponseBytes} bytes)`,
       };
     }
-    if (expired) return { code: 'ETIMEDOUT', description: 'not whole before the timeout' };
+    if (deadline.timedOut) return { code: 'ETIMEDOUT', description: 'not whole before the timeout' };
+    if (deadline.abortedByCaller) return { code: 'ABORTED', description: "cut off by the caller's abort" };
     const code = errorCode(body.error);
     return { code, description: `cut off (${code})` };
   }
 
   /** The rejection for a final non-2xx reply, keeping nothing of it that holds a credential sent with it. */
-  private apiError(reply: ApiReply, token: string, requestId: string, bodyCutShort: string | undefined): PayoutsApiError {
-    const redactor = new CredentialRedactor([this.config.apiKey.reveal(), token]);
+  private apiError(reply: ApiReply, token: string, sending: Sending, bodyCutShort: string | undefined): PayoutsApiError {
+    const redactor = new CredentialRedactor(this.credentials(token));
     const body = errorReplyBody(replyText(reply.body.bytes), bodyCutShort === undefined, redactor);
-    return new PayoutsApiError(reply.status, body, requestId, { headers: redactor.headers(reply.headers), bodyCutShort });
+    return new PayoutsApiError(reply.status, body, sending.requestId, {
+      ...sending.target,
+      headers: redactor.headers(reply.headers),
+      bodyCutShort,
+    });
   }
 
-  private async backOff(requestId: string, retry: number, reason: string, retryAfter: string | undefined): Promise<void> {
+  private credentials(token: string | undefined): string[] {
+    const proxyPassword = this.config.transport.proxy ? this.config.transport.proxy.auth?.password : undefined;
+    return [this.config.apiKey.reveal(), token, proxyPassword].filter((secret): secret is string => !!secret);
+  }
+
+  /** Waits before retry number `retry`; the caller's abort ends the wait, and the call, since nothing was processed. */
+  private async backOff(sending: Sending, retry: number, reason: string, retryAfter: string | undefined): Promise<void> {
     const delay = retryDelayMs(retry, this.config.retry, retryAfter);
-    this.logger.warn(
-      `Payout request "${requestId}": ${reason}, retry ${retry + 1} of ${this.config.retry.maxRetries} in ${delay} ms`,
-    );
-    await sleep(delay);
+    this.logger.warn(`${sending.subject}: ${reason}, retry ${retry + 1} of ${this.config.retry.maxRetries} in ${delay} ms`);
+    try {
+      await sleep(delay, undefined, { signal: sending.call.signal });
+    } catch {
+      throw new PayoutsAbortedError(sending.requestId, sending.target);
+    }
   }
 }

@@ -4,6 +4,7 @@ import type { Readable } from 'node:stream';
 import type { AxiosInstance } from 'axios';
 import { replyHeaders } from './payout-reply.js';
 import { ACCEPTED_ENCODINGS, type ReplyBody, readReplyBody } from './reply-body-reader.js';
+import type { PayoutsTransportConfig } from './transport-config.js';
 
 /** One HTTP exchange with the payouts API, exactly as sent. */
 export interface ApiExchange {
@@ -33,22 +34,31 @@ const passTextThrough = [(data: string): string => data];
  * in time (the `signal`) and in decoded size, which axios's buffered reading does neither of.
  */
 export class PayoutsApiTransport {
-  // Reused connections keep bursts of payouts from opening a socket each.
-  private readonly httpAgent = new HttpAgent({ keepAlive: true });
-  private readonly httpsAgent = new HttpsAgent({ keepAlive: true });
+  private readonly httpAgent: HttpAgent;
+  private readonly httpsAgent: HttpsAgent;
+  /** The agents this transport made, and so closes; an agent from the options belongs to the app. */
+  private readonly ownAgents: HttpAgent[] = [];
 
-  constructor(private readonly axios: AxiosInstance) {}
+  constructor(
+    private readonly axios: AxiosInstance,
+    private readonly options: PayoutsTransportConfig,
+  ) {
+    // Reused connections keep bursts of payouts from opening a socket each.
+    this.httpAgent = options.httpAgent ?? this.own(new HttpAgent({ keepAlive: true }));
+    this.httpsAgent = options.httpsAgent ?? this.own(new HttpsAgent({ keepAlive: true }));
+  }
 
   /** Resolves once the reply's body has been read or given up on; rejects when no reply head arrived. */
   async exchange(exchange: ApiExchange): Promise<ApiReply> {
     const response = await this.axios.request<Readable>({
       method: exchange.method,
       url: exchange.url,
-      headers: { ...exchange.headers, 'Accept-Encoding': ACCEPTED_ENCODINGS },
+      headers: { ...exchange.headers, 'accept-encoding': ACCEPTED_ENCODINGS },
       data: exchange.body,
       signal: exchange.signal,
       httpAgent: this.httpAgent,
       httpsAgent: this.httpsAgent,
+      proxy: this.options.proxy,
       // Following a redirect would hand the credentials to another address.
       maxRedirects: 0,
       validateStatus: acceptAnyStatus,
@@ -64,9 +74,13 @@ export class PayoutsApiTransport {
     };
   }
 
-  /** Closes the kept-alive connections. */
+  /** Closes the kept-alive connections of the agents it made. */
   destroy(): void {
-    this.httpAgent.destroy();
-    this.httpsAgent.destroy();
+    for (const agent of this.ownAgents) agent.destroy();
+  }
+
+  private own<T extends HttpAgent>(agent: T): T {
+    this.ownAgents.push(agent);
+    return agent;
   }
 }

@@ -3,48 +3,70 @@ import { HttpService } from '@nestjs/axios';
 import { PAYOUTS_CONFIG } from '../payouts.constants.js';
 import type { PayoutsConfig } from '../payouts-config.js';
 import { AccessTokenProvider } from './access-token-provider.js';
+import { warnOfDoubledPayoutsPath } from './base-url-check.js';
 import type { CreatePayoutRequest } from './create-payout-request.interface.js';
 import { validatePayoutRequest } from './payout-request-validator.js';
 import type { PayoutResult } from './payout-result.interface.js';
 import { isJsonObject, replyBody } from './payout-reply.js';
+import { callSettings, requestCall } from './payouts-api-call.js';
 import { PayoutsApiClient } from './payouts-api-client.js';
+import type { PayoutsApiRequest } from './payouts-api-request.interface.js';
+import type { PayoutsApiResponse } from './payouts-api-response.interface.js';
 import { PayoutsApiTransport } from './payouts-api-transport.js';
+import type { PayoutsCallOptions } from './payouts-call-options.interface.js';
 
 /** Creates payouts on the payouts API: validates, sends, and retries only what surely was not processed. */
 @Injectable()
 export class PayoutsService implements OnModuleDestroy {
   private readonly transport: PayoutsApiTransport;
   private readonly client: PayoutsApiClient;
+  private readonly payoutsPath: string;
 
   constructor(
     http: HttpService,
     @Inject(PAYOUTS_CONFIG) private readonly config: PayoutsConfig,
   ) {
-    this.transport = new PayoutsApiTransport(http.axiosRef);
-    this.client = new PayoutsApiClient(
-      config,
-      this.transport,
-      new AccessTokenProvider(config.accessToken),
-      new Logger(PayoutsService.name),
-    );
+    const logger = new Logger(PayoutsService.name);
+    this.transport = new PayoutsApiTransport(http.axiosRef, config.transport);
+    this.client = new PayoutsApiClient(config, this.transport, new AccessTokenProvider(config.accessToken), logger);
+    this.payoutsPath = new URL(config.payoutsUrl).pathname;
+    warnOfDoubledPayoutsPath(config, logger);
   }
 
   /**
-   * Sends `POST {baseUrl}/payouts` and resolves with the 2xx reply.
-   * Rejects with `PayoutValidationError` (nothing sent), `PayoutsApiError`, `PayoutsNetworkError`,
-   * `PayoutOutcomeUnknownError` or `PayoutsAccessTokenError`. Settles within
-   * (maxRetries + 2) × timeoutMs + maxRetries × maxDelayMs (see the README's "Input limits").
+   * Sends `POST {baseUrl}/payouts` and resolves with the 2xx reply; `TBody` says what you expect its body to be
+   * (it is not checked). Rejects with `PayoutValidationError` (nothing sent), `PayoutsCallOptionsError` (nothing
+   * sent), `PayoutsApiError`, `PayoutsNetworkError`, `PayoutOutcomeUnknownError`, `PayoutsAccessTokenError` or
+   * `PayoutsAbortedError`. Settles within (maxRetries + 2) × timeoutMs + maxRetries × maxDelayMs.
    */
-  async createPayout(request: CreatePayoutRequest): Promise<PayoutResult> {
+  async createPayout<TBody extends object = Record<string, unknown>>(
+    request: CreatePayoutRequest,
+    options?: PayoutsCallOptions,
+  ): Promise<PayoutResult<TBody>> {
     await validatePayoutRequest(request);
     const reply = await this.client.send({
       method: 'POST',
       url: this.config.payoutsUrl,
       body: JSON.stringify(request),
       requestId: request.request_id,
+      target: { method: 'POST', path: this.payoutsPath },
+      safe: false,
+      ...callSettings(this.config, options),
     });
     const parsed = replyBody(reply.text);
-    return { status: reply.status, headers: reply.headers, body: isJsonObject(parsed) ? parsed : {} };
+    return { status: reply.status, headers: reply.headers, body: (isJsonObject(parsed) ? parsed : {}) as TBody };
+  }
+
+  /**
+   * Sends any request to the payouts API, for endpoints `createPayout()` does not cover (retrieving a payout,
+   * listing, other payout methods), with the same credentials, token refresh, deadlines, size cap, redaction and
+   * errors. Retries follow `createPayout()`'s rules; a GET, HEAD or OPTIONS whose reply was lost is retried too.
+   * Rejects as `createPayout()` does, and with `PayoutsCallOptionsError` for a malformed request (nothing sent).
+   */
+  async request<TBody = unknown>(request: PayoutsApiRequest): Promise<PayoutsApiResponse<TBody>> {
+    const reply = await this.client.send(requestCall(this.config, request));
+    const body = reply.text === '' ? undefined : replyBody(reply.text);
+    return { status: reply.status, headers: reply.headers, body: body as TBody };
   }
 
   onModuleDestroy(): void {

@@ -80,7 +80,7 @@ describe('the accessToken function is bounded by timeoutMs', () => {
 
     expect(error).toBeInstanceOf(PayoutsAccessTokenError);
     expect((error as Error).message).toBe(
-      `Payout request "req_token" was not sent: the accessToken function did not return a token within ${TIMEOUT_MS} ms.`,
+      `Payout request "req_token" (POST /payouts) was not sent: the accessToken function did not return a token within ${TIMEOUT_MS} ms.`,
     );
     expect(testbed.stub.requests).toHaveLength(0);
 

@@ -30,7 +30,7 @@ describe('maxResponseBytes caps what a reply may cost, counted after decoding', 
     expect(error).toBeInstanceOf(PayoutOutcomeUnknownError);
     expect(error).toMatchObject({ requestId: 'req_big', code: 'RESPONSE_TOO_LARGE', status: 201 });
     expect((error as Error).message).toBe(
-      'Payout request "req_big" may or may not have been processed: the reply (HTTP 201) was larger than ' +
+      'Payout request "req_big" (POST /payouts) may or may not have been processed: the reply (HTTP 201) was larger than ' +
         `maxResponseBytes (${CAP} bytes). Check its outcome with request_id "req_big" before trying again.`,
     );
     expect(testbed.stub.requests).toHaveLength(1);
@@ -58,7 +58,7 @@ describe('maxResponseBytes caps what a reply may cost, counted after decoding', 
     expect(error).toBeInstanceOf(PayoutsApiError);
     expect(error).toMatchObject({ status: 500, bodyTruncated: true, body: body.slice(0, CAP) });
     expect(error.message).toBe(
-      'Payout request "req_big" was rejected by the payouts API with HTTP 500; ' +
+      'Payout request "req_big" (POST /payouts) was rejected by the payouts API with HTTP 500; ' +
         `the reply body was larger than maxResponseBytes (${CAP} bytes) and is kept truncated.`,
     );
   });

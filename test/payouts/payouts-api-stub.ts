@@ -1,5 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, type ServerOptions as HttpsServerOptions } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 
 /** One request as the stub received it. */
 export interface RecordedRequest {
@@ -8,6 +10,8 @@ export interface RecordedRequest {
   headers: IncomingHttpHeaders;
   /** The body bytes as UTF-8 text, exactly as sent. */
   body: string;
+  /** Over TLS, the common name of the client certificate presented, if any. */
+  clientCertificate?: string;
 }
 
 /**
@@ -44,11 +48,12 @@ export class PayoutsApiStub {
     readonly baseUrl: string,
   ) {}
 
-  static async start(): Promise<PayoutsApiStub> {
-    const server = createServer();
+  /** Plain HTTP, or HTTPS with these TLS options (certificate, and a CA to ask clients for certificates). */
+  static async start(tls?: HttpsServerOptions): Promise<PayoutsApiStub> {
+    const server = tls ? createHttpsServer(tls) : createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
-    const stub = new PayoutsApiStub(server, `http://127.0.0.1:${port}`);
+    const stub = new PayoutsApiStub(server, `${tls ? 'https' : 'http'}://127.0.0.1:${port}`);
     server.on('connection', (socket) => stub.connections.push(socket));
     server.on('request', (request, response) => stub.receive(request, response));
     return stub;
@@ -77,6 +82,7 @@ export class PayoutsApiStub {
         path: request.url ?? '',
         headers: request.headers,
         body: Buffer.concat(chunks).toString('utf8'),
+        ...clientCertificateOf(request.socket),
       };
       this.requests.push(recorded);
       const reply = this.handler(recorded, this.requests.length - 1);
@@ -95,6 +101,11 @@ export class PayoutsApiStub {
       response.end(body);
     }
   }
+}
+
+function clientCertificateOf(socket: Socket): Pick<RecordedRequest, 'clientCertificate'> {
+  const peer = 'getPeerCertificate' in socket ? (socket as TLSSocket).getPeerCertificate() : undefined;
+  return peer?.subject ? { clientCertificate: String(peer.subject.CN) } : {};
 }
 
 /** A loopback address where nothing listens, so connecting is refused. */
