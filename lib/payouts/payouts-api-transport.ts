@@ -1,7 +1,7 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
-import type { AxiosInstance } from 'axios';
+import type { HttpService } from '@nestjs/axios';
 import { replyHeaders } from './payout-reply.js';
 import { ACCEPTED_ENCODINGS, type ReplyBody, readReplyBody } from './reply-body-reader.js';
 import type { PayoutsTransportConfig } from './transport-config.js';
@@ -40,7 +40,9 @@ export class PayoutsApiTransport {
   private readonly ownAgents: HttpAgent[] = [];
 
   constructor(
-    private readonly axios: AxiosInstance,
+    // Typed through HttpService, not axios: @nestjs/axios 4 (Nest 11) sees axios's CommonJS typings, and the two
+    // declarations of AxiosInstance do not match.
+    private readonly axios: HttpService['axiosRef'],
     private readonly options: PayoutsTransportConfig,
   ) {
     // Reused connections keep bursts of payouts from opening a socket each.
