@@ -64,7 +64,8 @@ export class PayoutsApiClient {
       call,
       requestId: call.requestId,
       target,
-      subject: call.requestId === undefined ? callSubject(undefined, target) : callSubject(call.requestId, {}),
+      // A log line names a payout by its request_id alone, and any other call by its method and path.
+      subject: callSubject(call.requestId, call.requestId === undefined ? target : {}),
     };
     if (call.signal?.aborted) throw new PayoutsAbortedError(call.requestId, target);
     const { maxRetries, retryOnStatus } = this.config.retry;
