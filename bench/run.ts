@@ -9,6 +9,14 @@ import { FULL_SETTINGS, QUICK_SETTINGS } from './settings.js';
 
 const quick = process.argv.includes('--quick');
 const SETTINGS = quick ? QUICK_SETTINGS : FULL_SETTINGS;
+const PHASES = ['notification-route', 'payouts-client', 'dedupe-memory', 'cold-start'] as const;
+/** `--phase=payouts-client` runs that phase alone, for before/after figures of a change that touches only it. */
+const onlyPhase = process.argv.find((arg) => arg.startsWith('--phase='))?.slice('--phase='.length);
+if (onlyPhase !== undefined && !(PHASES as readonly string[]).includes(onlyPhase)) {
+  console.error(`bench: unknown --phase=${onlyPhase}; expected one of ${PHASES.join(', ')}`);
+  process.exit(2);
+}
+const runs = (phase: (typeof PHASES)[number]) => onlyPhase === undefined || onlyPhase === phase;
 
 let stopping = false;
 async function shutdown(code: number, reason?: unknown): Promise<never> {
@@ -30,7 +38,7 @@ const require = createRequire(import.meta.url);
 /** Version of `name` as installed for `dependent` (Express and Fastify come with the Nest platform packages). */
 const versionOf = (name: string, dependent = name) =>
   (createRequire(require.resolve(`${dependent}/package.json`))(`${name}/package.json`) as { version: string }).version;
-console.log(`## nestjs-payouts bench (${quick ? 'quick' : 'full'})\n`);
+console.log(`## nestjs-payouts bench (${quick ? 'quick' : 'full'}${onlyPhase ? `, ${onlyPhase} only` : ''})\n`);
 console.log(
   `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, Nest ${versionOf('@nestjs/core')} ` +
     `(Express ${versionOf('express', '@nestjs/platform-express')}, ` +
@@ -39,10 +47,10 @@ console.log(
 );
 
 try {
-  const route = await measureNotificationRoute(SETTINGS);
-  await measurePayoutsClient(SETTINGS);
-  await measureDedupeMemory(SETTINGS.dedupeCheckpoints);
-  await measureColdStart(SETTINGS.rounds);
+  const route = runs('notification-route') ? await measureNotificationRoute(SETTINGS) : { failures: 0 };
+  if (runs('payouts-client')) await measurePayoutsClient(SETTINGS);
+  if (runs('dedupe-memory')) await measureDedupeMemory(SETTINGS.dedupeCheckpoints);
+  if (runs('cold-start')) await measureColdStart(SETTINGS.rounds);
   if (route.failures > 0) {
     await shutdown(1, `bench: ${route.failures} notifications were not acknowledged; the route figures are invalid`);
   }

@@ -17,7 +17,8 @@ import { createPayoutsProviders, type PayoutsRegistrationSource } from './payout
  * Registered once per merchant account; a named registration exports `getPayoutsServiceToken(name)`.
  */
 @Module({
-  imports: [HttpModule, DiscoveryModule, PayoutsRegistryModule],
+  // A private axios instance: interceptors and defaults an app sets on the global one never see the credentials.
+  imports: [HttpModule.register({}), DiscoveryModule, PayoutsRegistryModule],
 })
 export class PayoutsModule extends PayoutsConfigurableModule {
   static override forRoot(options: PayoutsModuleForRootOptions): DynamicModule {
