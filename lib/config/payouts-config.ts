@@ -31,12 +31,11 @@ export function resolvePayoutsConfig(options: PayoutsModuleOptions | undefined, 
     throw new PayoutsConfigError('options', 'an object with baseUrl, apiKey and accessToken');
   }
   rejectMisplacedExtras(options);
+  const client = resolvePayoutsClientConfig(options);
+  const notifications = resolveNotificationsConfig(options.notifications);
+  // After the slices, whose own checks word some known mistakes better (`maxRedirects` says why it is refused).
   rejectUnknownKeys(options, OPTION_KEYS, '');
-  return {
-    account,
-    client: resolvePayoutsClientConfig(options),
-    notifications: resolveNotificationsConfig(options.notifications),
-  };
+  return { account, client, notifications };
 }
 
 /**
