@@ -144,7 +144,7 @@ describe('InMemoryNotificationDedupeStore', () => {
   it('keeps a handled mark when a late delivery releases its claim', () => {
     const store = new InMemoryNotificationDedupeStore();
     store.claim('a', 'first');
-    store.complete('a', 'first');
+    store.complete('a');
     store.release('a', 'second');
     store.release('a', 'first');
     expect(store.claim('a', 'third')).toBe('handled');
