@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { PAYOUTS_CONFIG } from '../payouts.constants.js';
@@ -94,6 +95,8 @@ export class NotificationReceiver implements OnModuleInit {
       this.logger.warn(`No handler for ${notification.eventType} notification ${dedupeKey}; acknowledged`);
       return NotificationReplies.ack;
     }
+    // One id per delivery, so a shared store can tell this delivery's claim from another's.
+    const claimId = randomUUID();
     const context: NotificationContext = {
       rawBody: request.rawBody,
       headers: request.headers,
@@ -103,13 +106,13 @@ export class NotificationReceiver implements OnModuleInit {
     };
     let claim: NotificationClaim | Promise<NotificationClaim>;
     try {
-      claim = this.dedupeStore.claim(dedupeKey);
+      claim = this.dedupeStore.claim(dedupeKey, claimId);
     } catch (error) {
       return this.claimFailed(dedupeKey, error);
     }
-    if (typeof claim === 'string') return this.afterClaim(claim, handlers, notification, context);
+    if (typeof claim === 'string') return this.afterClaim(claim, handlers, notification, context, claimId);
     return claim.then(
-      (settled) => this.afterClaim(settled, handlers, notification, context),
+      (settled) => this.afterClaim(settled, handlers, notification, context, claimId),
       (error: unknown) => this.claimFailed(dedupeKey, error),
     );
   }
@@ -120,10 +123,11 @@ export class NotificationReceiver implements OnModuleInit {
     handlers: readonly NotificationHandler[],
     notification: PaymentMethodNotification,
     context: NotificationContext,
+    claimId: string,
   ): NotificationReply | Promise<NotificationReply> {
     if (claim === 'handled') return NotificationReplies.ack;
     if (claim !== 'claimed') return NotificationReplies.inProgress;
-    return this.dispatch(handlers, notification, context);
+    return this.dispatch(handlers, notification, context, claimId);
   }
 
   private claimFailed(dedupeKey: string, error: unknown): NotificationReply {
@@ -136,6 +140,7 @@ export class NotificationReceiver implements OnModuleInit {
     handlers: readonly NotificationHandler[],
     notification: PaymentMethodNotification,
     context: NotificationContext,
+    claimId: string,
   ): Promise<NotificationReply> {
     // The reply never precedes a running handler. One handler, the usual case, is awaited without an array.
     const succeeded =
@@ -144,7 +149,7 @@ export class NotificationReceiver implements OnModuleInit {
         : (await Promise.all(handlers.map((handler) => this.run(handler, notification, context)))).every(Boolean);
     const key = context.dedupeKey;
     // Once the handlers succeeded, acknowledge even if the store cannot record it, rather than have them run again.
-    const recorded = this.record(succeeded ? 'complete' : 'release', key);
+    const recorded = this.record(succeeded ? 'complete' : 'release', key, claimId);
     if (recorded) await recorded;
     return succeeded ? NotificationReplies.ack : NotificationReplies.failed;
   }
@@ -168,9 +173,9 @@ export class NotificationReceiver implements OnModuleInit {
   }
 
   /** Updates the store, returning a promise only when the store is asynchronous; a failure is logged, not thrown. */
-  private record(outcome: 'complete' | 'release', key: string): void | Promise<void> {
+  private record(outcome: 'complete' | 'release', key: string, claimId: string): void | Promise<void> {
     try {
-      const pending = this.dedupeStore[outcome](key);
+      const pending = this.dedupeStore[outcome](key, claimId);
       if (pending) return Promise.resolve(pending).then(undefined, (error: unknown) => this.recordFailed(outcome, key, error));
     } catch (error) {
       this.recordFailed(outcome, key, error);
