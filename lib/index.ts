@@ -69,3 +69,4 @@ export { PayoutsNetworkError } from './errors/payouts-network.error.js';
 export { PayoutOutcomeUnknownError } from './errors/payout-outcome-unknown.error.js';
 export { PayoutsAccessTokenError } from './errors/payouts-access-token.error.js';
 export { NotificationHandlerScopeError } from './errors/notification-handler-scope.error.js';
+export { RedisDedupeStoreError, type RedisDedupeStoreOperation } from './errors/redis-dedupe-store.error.js';
