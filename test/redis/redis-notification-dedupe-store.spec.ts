@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { Logger } from '@nestjs/common';
 import { PayoutsConfigError, RedisDedupeStoreError } from '../../lib/index.js';
 import { RedisNotificationDedupeStore, type RedisNotificationDedupeStoreOptions } from '../../lib/redis/index.js';
@@ -234,5 +235,29 @@ describeWithRedis('RedisNotificationDedupeStore on a real redis-server', () => {
       await store.complete(key);
       expect(await store.claim(key, 'second')).toBe('handled');
     });
+  });
+});
+
+describeWithRedis('RedisNotificationDedupeStore errors', () => {
+  const password = 'redis-password-7f3a9c';
+  let server: RedisServer;
+  beforeAll(async () => {
+    server = await RedisServer.start({ args: ['--requirepass', password] });
+  });
+  afterAll(() => server?.close());
+
+  it.each(REDIS_CLIENTS)('never carry the Redis password when Redis is gone (%s)', async (kind) => {
+    const redis = await connectRedisClient(kind, server.url, { password });
+    try {
+      const store = new RedisNotificationDedupeStore(redis.client, { commandTimeoutMs: 200 });
+      expect(await store.claim(dedupeKey(), 'first')).toBe('claimed');
+      await server.stop();
+      const error = await rejection(store.claim(dedupeKey(), 'second'));
+      expect(error).toBeInstanceOf(RedisDedupeStoreError);
+      expect(inspect(error, { depth: 10, showHidden: true })).not.toContain(password);
+    } finally {
+      redis.close();
+      if (server.pid === undefined) await server.restart();
+    }
   });
 });
