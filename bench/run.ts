@@ -5,6 +5,7 @@ import { measureColdStart } from './phases/cold-start.phase.js';
 import { measureDedupeMemory } from './phases/dedupe-memory.phase.js';
 import { measureNotificationRoute } from './phases/notification-route.phase.js';
 import { measurePayoutsClient } from './phases/payouts-client.phase.js';
+import { measureRedisMemory } from './phases/redis-memory.phase.js';
 import { FULL_SETTINGS, QUICK_SETTINGS } from './settings.js';
 
 const quick = process.argv.includes('--quick');
@@ -42,6 +43,7 @@ try {
   const route = await measureNotificationRoute(SETTINGS);
   await measurePayoutsClient(SETTINGS);
   await measureDedupeMemory(SETTINGS.dedupeCheckpoints);
+  await measureRedisMemory(SETTINGS.dedupeCheckpoints);
   await measureColdStart(SETTINGS.rounds);
   if (route.failures > 0) {
     await shutdown(1, `bench: ${route.failures} notifications were not acknowledged; the route figures are invalid`);
