@@ -4,6 +4,5 @@ export type {
   IoRedisLike,
   NodeRedisClientLike,
   NodeRedisClusterLike,
-  NodeRedisCommandOptions,
   RedisClientLike,
 } from './redis-client.js';

@@ -3,28 +3,18 @@
  * Only the methods the store calls are described; a real client has many more.
  */
 
-/** Options node-redis accepts with a command; an aborted command still waiting to be written is dropped. */
-export interface NodeRedisCommandOptions {
-  abortSignal?: AbortSignal;
-}
-
 /** A node-redis (`redis` v5 or later) client from `createClient()`, connected. */
 export interface NodeRedisClientLike {
-  sendCommand(args: string[], options?: NodeRedisCommandOptions): Promise<unknown>;
+  sendCommand(args: string[]): Promise<unknown>;
 }
 
 /** A node-redis (`redis` v5 or later) cluster client from `createCluster()`, connected. */
 export interface NodeRedisClusterLike {
-  sendCommand(
-    firstKey: string | undefined,
-    isReadonly: boolean | undefined,
-    args: string[],
-    options?: NodeRedisCommandOptions,
-  ): Promise<unknown>;
+  sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: string[]): Promise<unknown>;
   getSlotMaster(slot: number): unknown;
 }
 
-/** An ioredis (v5 or later) `Redis` or `Cluster` instance, connected. */
+/** An ioredis (v5.3 or later) `Redis` or `Cluster` instance, connected. */
 export interface IoRedisLike {
   call(command: string, ...args: string[]): Promise<unknown>;
 }
@@ -34,12 +24,10 @@ export type RedisClientLike = NodeRedisClientLike | NodeRedisClusterLike | IoRed
 
 /** Sends one command, whatever the client; the one place where the two libraries differ. */
 export interface RedisCommandSender {
-  /** Whether a command given an aborted signal is dropped from the client's queue when not yet written. */
-  readonly cancellable: boolean;
   /** A command on the node that holds `key` (the first key of the command). */
-  keyCommand(key: string, args: string[], signal: AbortSignal | undefined): Promise<unknown>;
+  keyCommand(key: string, args: string[]): Promise<unknown>;
   /** A command about the server, such as `CONFIG GET`, on any node. */
-  serverCommand(args: string[], signal: AbortSignal | undefined): Promise<unknown>;
+  serverCommand(args: string[]): Promise<unknown>;
 }
 
 /** Tells the clients apart by their shape; `undefined` for anything else. */
@@ -56,19 +44,16 @@ export function redisCommandSender(client: unknown): RedisCommandSender | undefi
 function ioRedisSender(client: IoRedisLike): RedisCommandSender {
   const send = ([command, ...args]: string[]) => client.call(command!, ...args);
   // ioredis routes a cluster command by its keys itself.
-  return { cancellable: false, keyCommand: (_key, args) => send(args), serverCommand: send };
+  return { keyCommand: (_key, args) => send(args), serverCommand: send };
 }
 
 function nodeRedisSender(client: NodeRedisClientLike): RedisCommandSender {
-  const send = (args: string[], signal: AbortSignal | undefined) =>
-    client.sendCommand(args, signal && { abortSignal: signal });
-  return { cancellable: true, keyCommand: (_key, args, signal) => send(args, signal), serverCommand: send };
+  return { keyCommand: (_key, args) => client.sendCommand(args), serverCommand: (args) => client.sendCommand(args) };
 }
 
 function nodeRedisClusterSender(client: NodeRedisClusterLike): RedisCommandSender {
   return {
-    cancellable: true,
-    keyCommand: (key, args, signal) => client.sendCommand(key, false, args, signal && { abortSignal: signal }),
-    serverCommand: (args, signal) => client.sendCommand(undefined, true, args, signal && { abortSignal: signal }),
+    keyCommand: (key, args) => client.sendCommand(key, false, args),
+    serverCommand: (args) => client.sendCommand(undefined, true, args),
   };
 }

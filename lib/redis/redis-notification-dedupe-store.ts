@@ -63,9 +63,8 @@ export class RedisNotificationDedupeStore implements NotificationDedupeStore, On
     let policy: string | undefined;
     try {
       const reply = await withDeadline(
+        this.#redis.serverCommand(['CONFIG', 'GET', 'maxmemory-policy']),
         this.#commandTimeoutMs,
-        this.#redis.cancellable,
-        (signal) => this.#redis.serverCommand(['CONFIG', 'GET', 'maxmemory-policy'], signal),
         () => new Error('no reply'),
       );
       policy = maxmemoryPolicyOf(reply);
@@ -84,16 +83,14 @@ export class RedisNotificationDedupeStore implements NotificationDedupeStore, On
     const redisKey = this.keyOf(key);
     const claimValue = CLAIM_VALUE_PREFIX + (claimId ?? '');
     try {
-      const reply = await this.#send('claim', (signal) =>
-        this.#runScript(CLAIM_SCRIPT, redisKey, [claimValue, this.#leaseMs], signal),
-      );
+      const reply = await this.#send('claim', this.#runScript(CLAIM_SCRIPT, redisKey, [claimValue, this.#leaseMs]));
       const claim = String(reply);
       if (!CLAIMS.includes(claim)) throw new RedisDedupeStoreError('claim', 'error', 'unexpected reply from Redis');
       return claim as NotificationClaim;
     } catch (error) {
       // A claim that timed out may still be applied later (queued by a client while offline, or just slow); the
       // release queued behind it on the same connection removes it, so the re-send does not wait for the lease.
-      this.#runScript(RELEASE_SCRIPT, redisKey, [claimValue], undefined).catch(() => undefined);
+      this.#runScript(RELEASE_SCRIPT, redisKey, [claimValue]).catch(() => undefined);
       throw error;
     }
   }
@@ -101,28 +98,23 @@ export class RedisNotificationDedupeStore implements NotificationDedupeStore, On
   /** Marks the notification handled whatever holds its key, even after this delivery's claim expired. */
   async complete(key: string): Promise<void> {
     const redisKey = this.keyOf(key);
-    await this.#send('complete', (signal) =>
-      this.#redis.keyCommand(redisKey, ['SET', redisKey, HANDLED_VALUE, 'PX', this.#handledTtlMs], signal),
-    );
+    const mark = this.#redis.keyCommand(redisKey, ['SET', redisKey, HANDLED_VALUE, 'PX', this.#handledTtlMs]);
+    await this.#send('complete', mark);
   }
 
   /** Drops this delivery's own claim only (compare-and-delete), never a later delivery's claim or a handled mark. */
   async release(key: string, claimId?: string): Promise<void> {
     const redisKey = this.keyOf(key);
     const claimValue = CLAIM_VALUE_PREFIX + (claimId ?? '');
-    await this.#send('release', (signal) => this.#runScript(RELEASE_SCRIPT, redisKey, [claimValue], signal));
+    await this.#send('release', this.#runScript(RELEASE_SCRIPT, redisKey, [claimValue]));
   }
 
   /** One operation within `commandTimeoutMs`; any failure becomes a `RedisDedupeStoreError`. */
-  async #send(
-    operation: RedisDedupeStoreOperation,
-    run: (signal: AbortSignal | undefined) => Promise<unknown>,
-  ): Promise<unknown> {
+  async #send(operation: RedisDedupeStoreOperation, pending: Promise<unknown>): Promise<unknown> {
     try {
       return await withDeadline(
+        pending,
         this.#commandTimeoutMs,
-        this.#redis.cancellable,
-        run,
         () => new RedisDedupeStoreError(operation, 'timeout', `no reply within ${this.#commandTimeoutMs} ms`),
       );
     } catch (error) {
@@ -132,17 +124,12 @@ export class RedisNotificationDedupeStore implements NotificationDedupeStore, On
   }
 
   /** `EVALSHA`, and `EVAL` when the server answers `NOSCRIPT` (its script cache was flushed, or it restarted). */
-  async #runScript(
-    script: RedisScript,
-    redisKey: string,
-    args: string[],
-    signal: AbortSignal | undefined,
-  ): Promise<unknown> {
+  async #runScript(script: RedisScript, redisKey: string, args: string[]): Promise<unknown> {
     try {
-      return await this.#redis.keyCommand(redisKey, ['EVALSHA', script.sha1, '1', redisKey, ...args], signal);
+      return await this.#redis.keyCommand(redisKey, ['EVALSHA', script.sha1, '1', redisKey, ...args]);
     } catch (error) {
       if (!messageOf(error).startsWith('NOSCRIPT')) throw error;
-      return this.#redis.keyCommand(redisKey, ['EVAL', script.source, '1', redisKey, ...args], signal);
+      return this.#redis.keyCommand(redisKey, ['EVAL', script.source, '1', redisKey, ...args]);
     }
   }
 }
