@@ -1,6 +1,6 @@
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import type { RedisClientLike } from '../../lib/redis/index.js';
-import { createClient } from 'redis';
+import { createClient, createCluster } from 'redis';
 
 export type RedisClientKind = 'node-redis' | 'ioredis';
 export const REDIS_CLIENTS: readonly RedisClientKind[] = ['node-redis', 'ioredis'];
@@ -34,6 +34,32 @@ export async function connectRedisClient(
     return { client, errors, command: (...args) => client.sendCommand(args), close: () => client.destroy() };
   }
   const client = new Redis(url, { ...credentials, lazyConnect: true });
+  client.on('error', (error: Error) => errors.push(error));
+  await client.connect();
+  return {
+    client,
+    errors,
+    command: (command, ...args) => client.call(command!, ...args),
+    close: () => client.disconnect(),
+  };
+}
+
+/** A connected cluster client of either library, given the URLs of the cluster's nodes. */
+export async function connectRedisClusterClient(kind: RedisClientKind, urls: readonly string[]): Promise<TestRedisClient> {
+  const errors: Error[] = [];
+  if (kind === 'node-redis') {
+    const client = createCluster({ rootNodes: urls.map((url) => ({ url })) });
+    client.on('error', (error: Error) => errors.push(error));
+    await client.connect();
+    return {
+      client,
+      errors,
+      command: (...args) => client.sendCommand(undefined, false, args),
+      close: () => client.destroy(),
+    };
+  }
+  const nodes = urls.map((url) => ({ host: new URL(url).hostname, port: Number(new URL(url).port) }));
+  const client = new Cluster(nodes, { lazyConnect: true });
   client.on('error', (error: Error) => errors.push(error));
   await client.connect();
   return {

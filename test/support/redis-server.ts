@@ -9,8 +9,13 @@ const READY_TIMEOUT_MS = 10_000;
 
 /** The `redis-server` executable on the PATH, or `undefined` when none is installed. */
 export function findRedisServer(): string | undefined {
+  return findExecutable('redis-server');
+}
+
+/** An executable on the PATH, such as `redis-cli` (installed with Debian's `redis-server`). */
+export function findExecutable(name: string): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    const candidate = join(dir, 'redis-server');
+    const candidate = join(dir, name);
     try {
       accessSync(candidate, constants.X_OK);
       return candidate;
@@ -74,20 +79,11 @@ export class RedisServer {
   /** Starts the server (again) on its port; an empty dataset, as persistence is off. */
   async restart(): Promise<void> {
     if (this.#child) throw new Error('redis-server is already running');
-    const child = spawn(
-      this.executable,
-      [
-        '--port', String(this.port),
-        '--bind', '127.0.0.1',
-        '--save', '',
-        '--appendonly', 'no',
-        '--dir', this.dir,
-        '--daemonize', 'no',
-        '--loglevel', 'warning',
-        ...this.args,
-      ],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
-    );
+    const settings = ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--daemonize', 'no'];
+    const persistenceOff = ['--save', '', '--appendonly', 'no'];
+    const child = spawn(this.executable, [...settings, ...persistenceOff, '--loglevel', 'warning', ...this.args], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     running.add(child);
