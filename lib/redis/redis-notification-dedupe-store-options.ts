@@ -27,8 +27,8 @@ export interface RedisNotificationDedupeStoreConfig {
 
 const MINUTE_MS = 60 * 1000;
 /** The service re-sends an unacknowledged notification 3 times, 5 minutes apart. */
-export const RESEND_INTERVAL_MS = 5 * MINUTE_MS;
-export const RESEND_WINDOW_MS = 3 * RESEND_INTERVAL_MS;
+const RESEND_INTERVAL_MS = 5 * MINUTE_MS;
+const RESEND_WINDOW_MS = 3 * RESEND_INTERVAL_MS;
 
 /** Where the store sits in the module options, to name an invalid option. */
 export const STORE_OPTION = 'notifications.dedupe.store';

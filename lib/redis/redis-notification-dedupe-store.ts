@@ -38,7 +38,7 @@ export class RedisNotificationDedupeStore implements NotificationDedupeStore, On
     if (!redis) {
       throw new PayoutsConfigError(
         STORE_OPTION,
-        'a RedisNotificationDedupeStore given a connected node-redis (v5 or later) or ioredis (v5 or later) client',
+        'a RedisNotificationDedupeStore given a connected node-redis (v5 or later) or ioredis (5.3 or later) client',
       );
     }
     const config = resolveRedisDedupeStoreOptions(options);
