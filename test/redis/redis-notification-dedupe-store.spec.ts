@@ -223,7 +223,7 @@ describeWithRedis('RedisNotificationDedupeStore on a real redis-server', () => {
       // The ACL the README gives: the store's commands on its own keys, and no CONFIG.
       await admin.command(
         'ACL', 'SETUSER', 'payouts', 'reset', 'on', '>payouts-password', '~payouts:*',
-        '+@connection', '+evalsha', '+eval', '+get', '+set', '+del',
+        '+@connection', '+info', '+evalsha', '+eval', '+get', '+set', '+del',
       );
       admin.close();
       redis = await connectRedisClient(kind, server.url, { username: 'payouts', password: 'payouts-password' });

@@ -20,6 +20,8 @@ export function describeWithRedis(name: string, body: () => void): void {
       });
     });
   } else {
+    // Printed as well as put in the name, since a run's summary only counts skipped tests.
+    console.warn(`Skipping "${name}": ${MISSING}. Set PAYOUTS_TEST_REQUIRE_REDIS=1 to make this a failure.`);
     describe.skip(`${name} (skipped: ${MISSING})`, body);
   }
 }
