@@ -30,7 +30,8 @@ export class NodeServerProcess {
     args: string[],
     options: { cwd?: string; env?: NodeJS.ProcessEnv; ready: RegExp; timeoutMs: number },
   ): Promise<{ process: NodeServerProcess; ready: RegExpMatchArray }> {
-    const child = spawn(process.execPath, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const { cwd, env } = options;
+    const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const started = new NodeServerProcess(child);
     try {
       return { process: started, ready: await started.waitForLine(options.ready, options.timeoutMs) };

@@ -36,7 +36,8 @@ export async function measureRedisMemory(checkpoints: readonly number[]): Promis
     }
     const claimed = sampleDedupeKey(-1);
     await store.claim(claimed, randomUUID());
-    const memoryUsage = async (key: string) => Number(await redis.call('MEMORY', 'USAGE', store.keyOf(key), 'SAMPLES', '0'));
+    const memoryUsage = async (key: string) =>
+      Number(await redis.call('MEMORY', 'USAGE', store.keyOf(key), 'SAMPLES', '0'));
     printTable(
       'Redis dedupe store: memory in Redis (used_memory growth; default prefix, 79-character dedupe keys)',
       ['Notifications', 'Keys', 'Growth MiB', 'Bytes/notification'],

@@ -8,7 +8,7 @@ export interface RedisNotificationDedupeStoreOptions {
    * the claim of an instance that crashed mid-handler is gone when the re-send comes. Default 2 minutes.
    */
   leaseMs?: number;
-  /** How long a handled notification is remembered; at least the 15 minutes of the service's re-sends. Default 24 hours. */
+  /** How long a handled notification is remembered: at least the 15 minutes of the re-sends. Default 24 hours. */
   handledTtlMs?: number;
   /**
    * How long the store waits for Redis on each operation, whatever the client's own retries and offline queue;
@@ -38,13 +38,14 @@ export function resolveRedisDedupeStoreOptions(
   options: RedisNotificationDedupeStoreOptions = {},
 ): RedisNotificationDedupeStoreConfig {
   if (options === null || typeof options !== 'object') {
-    throw new PayoutsConfigError(`${STORE_OPTION} options`, 'an object with prefix, leaseMs, handledTtlMs or commandTimeoutMs');
+    const expected = 'an object with prefix, leaseMs, handledTtlMs or commandTimeoutMs';
+    throw new PayoutsConfigError(`${STORE_OPTION} options`, expected);
   }
   const { prefix = 'payouts:' } = options;
   if (typeof prefix !== 'string') throw new PayoutsConfigError(`${STORE_OPTION}.prefix`, 'a string such as "payouts:"');
   return {
     prefix,
-    leaseMs: milliseconds('leaseMs', options.leaseMs, 2 * MINUTE_MS, 1, RESEND_INTERVAL_MS - 1, 'below 300000 (5 minutes)'),
+    leaseMs: milliseconds('leaseMs', options.leaseMs, 2 * MINUTE_MS, 1, RESEND_INTERVAL_MS - 1, 'below 300000'),
     handledTtlMs: milliseconds(
       'handledTtlMs',
       options.handledTtlMs,

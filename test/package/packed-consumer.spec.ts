@@ -22,7 +22,9 @@ const isOptional = (name: string) => manifest.peerDependenciesMeta?.[name]?.opti
 /** The peers every user installs; the consumer gets these and nothing else. */
 const REQUIRED_PEERS = Object.keys(manifest.peerDependencies).filter((name) => !isOptional(name));
 /** Packages of the optional add-ons, absent from the consumer. */
-const ABSENT = [...new Set([...Object.keys(manifest.peerDependencies).filter(isOptional), 'bullmq', '@opentelemetry/api'])];
+const ABSENT = [
+  ...new Set([...Object.keys(manifest.peerDependencies).filter(isOptional), 'bullmq', '@opentelemetry/api']),
+];
 
 /**
  * The packed tarball, extracted into a consumer app's node_modules beside its required peers only (links to this
@@ -35,8 +37,9 @@ describe('the packed package in a consumer app without the optional add-ons', ()
     consumer = mkdtempSync(join(tmpdir(), 'payouts-consumer-'));
     const packed = join(consumer, 'packed');
     mkdirSync(packed);
+    const pack = ['pack', '--json', '--pack-destination', packed];
     const [{ filename }] = JSON.parse(
-      execFileSync('npm', ['pack', '--json', '--pack-destination', packed], { cwd: root, encoding: 'utf8', timeout: 60_000 }),
+      execFileSync('npm', pack, { cwd: root, encoding: 'utf8', timeout: 60_000 }),
     ) as [{ filename: string }];
     const installed = join(consumer, 'node_modules', 'nestjs-payouts');
     mkdirSync(installed, { recursive: true });

@@ -45,7 +45,10 @@ export async function connectRedisClient(
 }
 
 /** A connected cluster client of either library, given the URLs of the cluster's nodes. */
-export async function connectRedisClusterClient(kind: RedisClientKind, urls: readonly string[]): Promise<TestRedisClient> {
+export async function connectRedisClusterClient(
+  kind: RedisClientKind,
+  urls: readonly string[],
+): Promise<TestRedisClient> {
   const errors: Error[] = [];
   if (kind === 'node-redis') {
     const client = createCluster({ rootNodes: urls.map((url) => ({ url })) });

@@ -35,11 +35,12 @@ describeWithRedis('RedisNotificationDedupeStore on a real Redis Cluster', () => 
         const store = new RedisNotificationDedupeStore(redis.client, { prefix: `${kind}:` });
         await store.onModuleInit();
         const before = await keysPerNode();
-        const keys = Array.from({ length: NOTIFICATIONS }, (_, index) => `PAYMENT_METHOD_ADDED:shp_${index}:pmt_${index}:t`);
+        const keys = Array.from({ length: NOTIFICATIONS }, (_, index) => `PAYMENT_METHOD_ADDED:s${index}:p${index}:t`);
 
         for (const key of keys) expect(await store.claim(key, `first-${key}`)).toBe('claimed');
         for (const key of keys) expect(await store.claim(key, `second-${key}`)).toBe('in-progress');
-        const [completed, released] = [keys.filter((_, index) => index % 2 === 0), keys.filter((_, index) => index % 2)];
+        const completed = keys.filter((_, index) => index % 2 === 0);
+        const released = keys.filter((_, index) => index % 2 === 1);
         for (const key of completed) await store.complete(key);
         for (const key of released) await store.release(key, `first-${key}`);
 

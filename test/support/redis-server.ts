@@ -33,7 +33,7 @@ process.once('exit', () => {
 });
 
 export interface RedisServerOptions {
-  /** More `redis-server` arguments, such as `['--requirepass', 'secret']` or `['--maxmemory-policy', 'allkeys-lru']`. */
+  /** More `redis-server` arguments, such as `['--requirepass', 'secret']`. */
   args?: string[];
 }
 
