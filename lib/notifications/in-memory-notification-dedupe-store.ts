@@ -23,8 +23,8 @@ interface RunningClaim {
  * The default store: bounded in time and size, private to one process. Every operation is O(1) amortised.
  *
  * Handled keys map to their expiry time and claims (handlers still running) to a claim number and the delivery's
- * claim id, each map with a queue in arrival order. The handled queue is in expiry order too, as the ttl is fixed, so expired keys are found
- * at its front. When the store is full the oldest handled key goes first: evicting a running claim would let a
+ * claim id, each map with a queue in arrival order. The handled queue is in expiry order too, as the ttl is fixed,
+ * so expired keys are found at its front. When the store is full the oldest handled key goes first: evicting a running claim would let a
  * concurrent re-send run the handlers again. Only when every key is a running claim does the oldest claim go, so
  * the bound always holds.
  */
