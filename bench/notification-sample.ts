@@ -39,3 +39,11 @@ export const INVALID_NOTIFICATION_BODY = JSON.stringify({
     card: { lastFour: '42', expirationMonth: '08', expirationYear: '2029' },
   },
 });
+
+/** The route's dedupe key for `notificationBody(sequence)`: URI-encoded parts joined by ':', 79 characters. */
+export function sampleDedupeKey(sequence: number): string {
+  const paymentMethodId = `pmt_${sequence.toString().padStart(12, '0')}`;
+  return ['PAYMENT_METHOD_ADDED', 'shp_7Hq2LmX9', paymentMethodId, '2025-03-14T09:26:53.589Z']
+    .map(encodeURIComponent)
+    .join(':');
+}

@@ -86,3 +86,4 @@ export { PayoutsCallOptionsError } from './errors/payouts-call-options.error.js'
 export type { PayoutsCallTarget } from './errors/payouts-call-target.js';
 export { PayoutsAccessTokenError } from './errors/payouts-access-token.error.js';
 export { NotificationHandlerScopeError } from './errors/notification-handler-scope.error.js';
+export { RedisDedupeStoreError, type RedisDedupeStoreOperation } from './errors/redis-dedupe-store.error.js';

@@ -1,5 +1,6 @@
 import { InMemoryNotificationDedupeStore } from 'nestjs-payouts';
 import { runChild } from '../child-main.js';
+import { sampleDedupeKey } from '../notification-sample.js';
 
 /** 6. Distinct notifications through the default dedupe store, as the route records them: claim, then complete. */
 export interface FillResult {
@@ -7,14 +8,6 @@ export interface FillResult {
   readonly entries: number;
   /** Mean time of one claim + complete during this fill. */
   readonly microsPerNotification: number;
-}
-
-/** A key of the same shape as the route's (URI-encoded parts joined by ':'), with a distinct payment method id. */
-function dedupeKey(sequence: number): string {
-  const paymentMethodId = `pmt_${sequence.toString().padStart(12, '0')}`;
-  return ['PAYMENT_METHOD_ADDED', 'shp_7Hq2LmX9', paymentMethodId, '2025-03-14T09:26:53.589Z']
-    .map(encodeURIComponent)
-    .join(':');
 }
 
 await runChild(async () => {
@@ -27,7 +20,7 @@ await runChild(async () => {
         const from = notifications;
         const start = performance.now();
         while (notifications < (total as number)) {
-          const key = dedupeKey(notifications++);
+          const key = sampleDedupeKey(notifications++);
           await store.claim(key);
           await store.complete(key);
         }

@@ -172,6 +172,38 @@ describe.each(ADAPTERS)('notifications bootstrap on %s', (adapter) => {
     expect(running.app.get(CardEvents).received).toHaveLength(1);
   });
 
+  it("gives each delivery its own claim id, passed to that delivery's claim and its complete or release", async () => {
+    const calls: [string, string | undefined][] = [];
+    const store: NotificationDedupeStore = {
+      claim: async (_key, claimId): Promise<NotificationClaim> => {
+        calls.push(['claim', claimId]);
+        return 'claimed';
+      },
+      complete: async (_key, claimId) => void calls.push(['complete', claimId]),
+      release: async (_key, claimId) => void calls.push(['release', claimId]),
+    };
+    running = await startNotificationsApp({
+      adapter,
+      notifications: { verification: 'none', dedupe: { store } },
+      providers: [CardEvents],
+    });
+    const url = running.url('payouts/notifications');
+    const notification = cardAdded();
+    expect((await post(url, notification)).status).toBe(200);
+    running.app.get(CardEvents).behaviour = () => {
+      throw new Error('handler failed');
+    };
+    expect((await post(url, notification)).status).toBe(500);
+
+    expect(calls.map(([call]) => call)).toEqual(['claim', 'complete', 'claim', 'release']);
+    const [first, completed, second, released] = calls.map(([, claimId]) => claimId);
+    expect(first).toMatch(/^[0-9a-f-]{36}$/);
+    expect(completed).toBe(first);
+    expect(second).toMatch(/^[0-9a-f-]{36}$/);
+    expect(second).not.toBe(first);
+    expect(released).toBe(second);
+  });
+
   it('takes the answers of an asynchronous store: handled is acknowledged, in progress is 409', async () => {
     let answer: NotificationClaim = 'handled';
     const store: NotificationDedupeStore = {

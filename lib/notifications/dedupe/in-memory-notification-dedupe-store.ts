@@ -14,20 +14,26 @@ export interface InMemoryNotificationDedupeStoreOptions {
 const DAY_MS = 24 * 60 * 60 * 1000;
 const OWNER = 'InMemoryNotificationDedupeStore';
 
+/** A claim whose handlers are still running: its stamp in the claim queue, and the delivery that made it. */
+interface RunningClaim {
+  readonly stamp: number;
+  readonly claimId: string | undefined;
+}
+
 /**
  * The default store: bounded in time and size, private to one process. Every operation is O(1) amortised.
  *
- * Handled keys map to their expiry time and claims (handlers still running) to a claim number, each map with a
- * queue in arrival order. The handled queue is in expiry order too, as the ttl is fixed, so expired keys are found
- * at its front. When the store is full the oldest handled key goes first: evicting a running claim would let a
+ * Handled keys map to their expiry time and claims (handlers still running) to a claim number and the delivery's
+ * claim id, each map with a queue in arrival order. The handled queue is in expiry order too, as the ttl is fixed,
+ * so expired keys are found at its front. When the store is full the oldest handled key goes first: evicting a running claim would let a
  * concurrent re-send run the handlers again. Only when every key is a running claim does the oldest claim go, so
  * the bound always holds.
  */
 export class InMemoryNotificationDedupeStore implements NotificationDedupeStore {
   readonly #handled = new Map<string, number>();
-  readonly #claims = new Map<string, number>();
+  readonly #claims = new Map<string, RunningClaim>();
   readonly #handledOrder = new StampedKeyQueue((key, expiresAt) => this.#handled.get(key) === expiresAt);
-  readonly #claimOrder = new StampedKeyQueue((key, claim) => this.#claims.get(key) === claim);
+  readonly #claimOrder = new StampedKeyQueue((key, stamp) => this.#claims.get(key)?.stamp === stamp);
   #lastClaim = 0;
   readonly #ttlMs: number;
   readonly #maxEntries: number;
@@ -44,7 +50,7 @@ export class InMemoryNotificationDedupeStore implements NotificationDedupeStore 
     return this.#handled.size + this.#claims.size;
   }
 
-  claim(key: string): NotificationClaim {
+  claim(key: string, claimId?: string): NotificationClaim {
     if (this.#claims.has(key)) return 'in-progress';
     const now = this.#now();
     const expiresAt = this.#handled.get(key);
@@ -53,9 +59,9 @@ export class InMemoryNotificationDedupeStore implements NotificationDedupeStore 
       this.#handled.delete(key);
     }
     this.#makeRoom(now);
-    const claim = ++this.#lastClaim;
-    this.#claims.set(key, claim);
-    this.#claimOrder.push(key, claim);
+    const stamp = ++this.#lastClaim;
+    this.#claims.set(key, { stamp, claimId });
+    this.#claimOrder.push(key, stamp);
     return 'claimed';
   }
 
@@ -69,8 +75,9 @@ export class InMemoryNotificationDedupeStore implements NotificationDedupeStore 
     this.#handledOrder.push(key, expiresAt);
   }
 
-  release(key: string): void {
-    this.#claims.delete(key);
+  /** Drops the caller's own claim only: once full, the store may have evicted it and a re-send claimed the key anew. */
+  release(key: string, claimId?: string): void {
+    if (this.#claims.get(key)?.claimId === claimId) this.#claims.delete(key);
   }
 
   /** Forgets expired keys, then, when still full, the oldest handled key, or the oldest claim if none is handled. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { stackOf } from '../../common/error-stack.js';
 import type { NotificationContext } from '../../interfaces/notification-context.interface.js';
@@ -44,15 +45,17 @@ export class InlineNotificationDispatcher implements NotificationDispatcher, OnM
       this.logger.warn(`No handler for ${notification.eventType} notification ${dedupeKey}; acknowledged`);
       return 'unhandled';
     }
+    // One id per delivery, so that a shared store can tell this delivery's claim from another's.
+    const claimId = randomUUID();
     let claim: NotificationClaim | Promise<NotificationClaim>;
     try {
-      claim = this.store.claim(dedupeKey);
+      claim = this.store.claim(dedupeKey, claimId);
     } catch (error) {
       return this.claimFailed(dedupeKey, error);
     }
-    if (typeof claim === 'string') return this.afterClaim(claim, handlers, notification, context, trace);
+    if (typeof claim === 'string') return this.afterClaim(claim, claimId, handlers, notification, context, trace);
     return claim.then(
-      (settled) => this.afterClaim(settled, handlers, notification, context, trace),
+      (settled) => this.afterClaim(settled, claimId, handlers, notification, context, trace),
       (error: unknown) => this.claimFailed(dedupeKey, error),
     );
   }
@@ -60,6 +63,7 @@ export class InlineNotificationDispatcher implements NotificationDispatcher, OnM
   /** Re-sends of a handled notification are acknowledged without running the handlers again. */
   private afterClaim(
     claim: NotificationClaim,
+    claimId: string,
     handlers: readonly NotificationHandler[],
     notification: PaymentMethodNotification,
     context: NotificationContext,
@@ -67,7 +71,7 @@ export class InlineNotificationDispatcher implements NotificationDispatcher, OnM
   ): NotificationDispatchOutcome | Promise<NotificationDispatchOutcome> {
     if (claim === 'handled') return 'duplicate';
     if (claim !== 'claimed') return 'in-progress';
-    return this.runAll(handlers, notification, context, trace);
+    return this.runAll(claimId, handlers, notification, context, trace);
   }
 
   private claimFailed(dedupeKey: string, error: unknown): NotificationDispatchOutcome {
@@ -77,6 +81,7 @@ export class InlineNotificationDispatcher implements NotificationDispatcher, OnM
 
   /** Runs the handlers of a claimed notification: every one to completion, even when another fails. */
   private async runAll(
+    claimId: string,
     handlers: readonly NotificationHandler[],
     notification: PaymentMethodNotification,
     context: NotificationContext,
@@ -91,7 +96,7 @@ export class InlineNotificationDispatcher implements NotificationDispatcher, OnM
           );
     const key = context.dedupeKey;
     // Once the handlers succeeded, acknowledge even if the store cannot record it, rather than have them run again.
-    const recorded = this.record(succeeded ? 'complete' : 'release', key);
+    const recorded = this.record(succeeded ? 'complete' : 'release', key, claimId);
     if (recorded) await recorded;
     return succeeded ? 'handled' : 'failed';
   }
@@ -116,9 +121,9 @@ export class InlineNotificationDispatcher implements NotificationDispatcher, OnM
   }
 
   /** Updates the store, returning a promise only when the store is asynchronous; a failure is logged, not thrown. */
-  private record(outcome: 'complete' | 'release', key: string): void | Promise<void> {
+  private record(outcome: 'complete' | 'release', key: string, claimId: string): void | Promise<void> {
     try {
-      const pending = this.store[outcome](key);
+      const pending = this.store[outcome](key, claimId);
       if (pending) {
         return Promise.resolve(pending).then(undefined, (error: unknown) => this.recordFailed(outcome, key, error));
       }
