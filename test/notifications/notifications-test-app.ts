@@ -91,7 +91,8 @@ export interface HttpReply {
 }
 
 export interface PostOptions {
-  headers?: Record<string, string>;
+  /** Extra headers; `undefined` leaves a header out, `Content-Type` included. */
+  headers?: Record<string, string | undefined>;
   /** Send the body in two chunks without a Content-Length. */
   chunked?: boolean;
 }
@@ -99,7 +100,9 @@ export interface PostOptions {
 /** POSTs raw bytes; an object is sent as JSON with `Content-Type: application/json` unless headers say otherwise. */
 export function post(url: string, body: unknown, options: PostOptions = {}): Promise<HttpReply> {
   const payload = typeof body === 'string' || Buffer.isBuffer(body) ? Buffer.from(body) : Buffer.from(JSON.stringify(body));
-  const headers = { 'content-type': 'application/json', ...options.headers };
+  const headers = Object.fromEntries(
+    Object.entries({ 'content-type': 'application/json', ...options.headers }).filter(([, value]) => value !== undefined),
+  ) as Record<string, string>;
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method: 'POST', headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { NotificationContext } from '../../interfaces/notification-context.interface.js';
 import type {
@@ -10,7 +10,17 @@ import type { NotificationDispatchOutcome, NotificationDispatcher } from '../dis
 import { notificationDedupeKey } from '../message/notification-dedupe-key.js';
 import { parsePaymentMethodNotification } from '../message/payment-method-notification.parser.js';
 import type { NotificationsConfig } from '../notifications-config.js';
+import { type FastifyRequestLike, onFastifyPreParsing } from './fastify-pre-parsing.js';
 import type { NotificationHttpRequest } from './notification-http-request.interface.js';
+import {
+  type NotificationRefusal,
+  printable,
+  refusalByHeaders,
+  refusalBySize,
+  refusalByUnknownSize,
+  refusalByVerification,
+} from './notification-refusal.js';
+import { NotificationRefusalLog } from './notification-refusal-log.js';
 import {
   createNotificationReplyWriter,
   NotificationReplies,
@@ -18,6 +28,7 @@ import {
   type NotificationReplyWriter,
 } from './notification-reply.js';
 import { createNotificationVerifier, type NotificationVerifier } from './notification-verifier.js';
+import { isNotificationsRoute } from './notifications-route-metadata.js';
 
 /** The reply for each dispatch outcome: only a failure asks the service to send the notification again. */
 const DISPATCH_REPLIES: Readonly<Record<NotificationDispatchOutcome, NotificationReply>> = {
@@ -29,13 +40,20 @@ const DISPATCH_REPLIES: Readonly<Record<NotificationDispatchOutcome, Notificatio
 };
 
 /**
- * The HTTP side of the notification route: content type, size, verification and validation, in that order; a valid
- * notification goes to the dispatcher, whose outcome becomes the reply. Everything that can be prepared is prepared
- * in `onModuleInit`, before the app accepts requests.
+ * The HTTP side of the notification route, in this order: the headers (media type, charset, encoding, an empty body),
+ * the size when it is known, verification, a size that is unknown, then the body; a valid notification goes to the
+ * dispatcher, whose outcome becomes the reply. Nothing before verification walks the body, and an unverified caller
+ * learns nothing beyond `401` unless its headers alone are refused. Every refusal is logged (rate-limited), and everything that can
+ * be prepared is prepared in `onModuleInit`, before the app accepts requests.
+ *
+ * The framework reads and parses the body before the route runs. On Fastify the header checks also run before its
+ * parser, which would otherwise answer a UTF-16 or compressed body differently from Express: the same bytes get the
+ * same reply on both adapters.
  */
 @Injectable()
-export class NotificationReceiver implements OnModuleInit {
+export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('PayoutsNotifications');
+  private readonly refusals = new NotificationRefusalLog(this.logger);
   private verify: NotificationVerifier | undefined;
   private writeReply!: NotificationReplyWriter;
   private bodyLimitBytes = 0;
@@ -58,8 +76,16 @@ export class NotificationReceiver implements OnModuleInit {
     } else {
       this.verify = createNotificationVerifier(config.verification, this.logger);
     }
-    this.writeReply = createNotificationReplyWriter(this.adapterHost.httpAdapter?.getType());
+    const adapter = this.adapterHost.httpAdapter;
+    this.writeReply = createNotificationReplyWriter(adapter?.getType());
     this.bodyLimitBytes = config.bodyLimitBytes;
+    if (adapter?.getType() === 'fastify') {
+      onFastifyPreParsing(adapter.getInstance(), (request, reply) => this.answeredBeforeParsing(request, reply));
+    }
+  }
+
+  onModuleDestroy(): void {
+    this.refusals.close();
   }
 
   /**
@@ -81,18 +107,35 @@ export class NotificationReceiver implements OnModuleInit {
     trace.end(reply.outcome);
   }
 
+  /** Fastify: refuses by the headers and the declared size before the parser reads the body of this route. */
+  private answeredBeforeParsing(request: FastifyRequestLike, reply: unknown): boolean {
+    if (!isNotificationsRoute(request.routeOptions.config, this.config as NotificationsConfig)) return false;
+    const { headers } = request;
+    const refusal = refusalByHeaders(headers) ?? refusalBySize(headers, undefined, this.bodyLimitBytes);
+    if (refusal === undefined) return false;
+    this.send(reply, this.refuse(request, refusal), this.instrumentation.startNotification());
+    return true;
+  }
+
   private reply(request: NotificationHttpRequest, trace: NotificationTrace): NotificationReply | Promise<NotificationReply> {
     const receivedAt = Date.now();
-    const { headers } = request;
-    if (!isJsonMediaType(headers['content-type'])) return NotificationReplies.unsupportedMediaType;
-    if (bodySize(request) > this.bodyLimitBytes) return NotificationReplies.payloadTooLarge;
+    const refusal =
+      refusalByHeaders(request.headers) ?? refusalBySize(request.headers, request.rawBody, this.bodyLimitBytes);
+    if (refusal !== undefined) return this.refuse(request, refusal);
     // Verification comes before any look at the body, so an unverified caller learns nothing about it.
-    const verdict = this.verify ? this.verify(request) : true;
-    if (verdict === true) return this.accept(request, receivedAt, trace);
-    if (verdict === false) return NotificationReplies.unauthorized;
-    return verdict.then((verified) =>
-      verified ? this.accept(request, receivedAt, trace) : NotificationReplies.unauthorized,
+    const failure = this.verify?.(request);
+    if (failure === undefined) return this.accept(request, receivedAt, trace);
+    if (typeof failure === 'string') return this.refuse(request, refusalByVerification(failure));
+    return failure.then((settled) =>
+      settled === undefined
+        ? this.accept(request, receivedAt, trace)
+        : this.refuse(request, refusalByVerification(settled)),
     );
+  }
+
+  private refuse(request: { readonly ip: string | undefined }, { reply, reason }: NotificationRefusal): NotificationReply {
+    this.refusals.refused(reply.status, request.ip, reason);
+    return reply;
   }
 
   /** Validates a verified request's body and hands the notification to the dispatcher. */
@@ -101,10 +144,17 @@ export class NotificationReceiver implements OnModuleInit {
     receivedAt: number,
     trace: NotificationTrace,
   ): NotificationReply | Promise<NotificationReply> {
+    const unknownSize = refusalByUnknownSize(request.headers, request.rawBody);
+    if (unknownSize !== undefined) return this.refuse(request, unknownSize);
     const { body } = request;
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) return NotificationReplies.notAnObject;
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      return this.refuse(request, { reply: NotificationReplies.notAnObject, reason: 'the body is not a JSON object' });
+    }
     const parsed = parsePaymentMethodNotification(body as Record<string, unknown>);
-    if (parsed.errors) return NotificationReply.invalid(parsed.errors);
+    if (parsed.errors) {
+      const fields = parsed.errors.map((error) => printable(error.field)).join(', ');
+      return this.refuse(request, { reply: NotificationReply.invalid(parsed.errors), reason: `invalid fields ${fields}` });
+    }
 
     const { notification } = parsed;
     trace.validated(notification.eventType);
@@ -119,21 +169,4 @@ export class NotificationReceiver implements OnModuleInit {
     if (typeof outcome === 'string') return DISPATCH_REPLIES[outcome];
     return outcome.then((settled) => DISPATCH_REPLIES[settled]);
   }
-}
-
-function isJsonMediaType(contentType: string | undefined): boolean {
-  if (contentType === 'application/json') return true;
-  if (contentType === undefined) return false;
-  const end = contentType.indexOf(';');
-  return (end === -1 ? contentType : contentType.slice(0, end)).trim().toLowerCase() === 'application/json';
-}
-
-/**
- * The declared Content-Length when there is one (the framework parser already enforced it matches);
- * for a chunked upload, the raw body when the app keeps it, else the size of the parsed JSON.
- */
-function bodySize(request: NotificationHttpRequest): number {
-  const declared = request.headers['content-length'];
-  if (declared !== undefined) return Number(declared);
-  return request.rawBody?.length ?? Buffer.byteLength(JSON.stringify(request.body) ?? '');
 }

@@ -22,6 +22,22 @@ export class NotificationReply {
 const error = (statusCode: number, message: string, outcome: NotificationOutcome) =>
   NotificationReply.json(statusCode, { statusCode, message }, outcome);
 
+/*
+ * The wording of the `413` and of the `415`s for a charset or an encoding is that of Express's body parser, which
+ * refuses some of these requests before the route runs: the same bytes then get the same reply on either adapter,
+ * whichever of the two answered.
+ */
+
+/** `415` for a `charset` other than UTF-8, named in capitals as Express's parser names it. */
+export function unsupportedCharsetReply(charset: string): NotificationReply {
+  return error(415, `unsupported charset "${charset.toUpperCase()}"`, 'unsupported-media-type');
+}
+
+/** `415` for a `Content-Encoding` other than `identity`, lower-cased as Express's parser reports it. */
+export function unsupportedEncodingReply(encoding: string): NotificationReply {
+  return error(415, `unsupported content encoding "${encoding}"`, 'unsupported-media-type');
+}
+
 /** The only reply the service counts as received: `200 {"ResultCode":0}`. */
 const ACK = { ResultCode: 0 };
 
@@ -32,7 +48,8 @@ export const NotificationReplies = {
   unauthorized: error(401, 'Unauthorized', 'unauthorized'),
   notAnObject: error(400, 'The notification must be a JSON object', 'invalid'),
   inProgress: error(409, 'This notification is being handled; send it again later', 'in-progress'),
-  payloadTooLarge: error(413, 'Payload too large', 'too-large'),
+  lengthRequired: error(411, 'Content-Length required', 'length-required'),
+  payloadTooLarge: error(413, 'request entity too large', 'too-large'),
   unsupportedMediaType: error(415, 'Content-Type must be application/json', 'unsupported-media-type'),
   failed: error(500, 'The notification could not be handled', 'failed'),
 } as const;

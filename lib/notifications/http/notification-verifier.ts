@@ -5,28 +5,36 @@ import { stackOf } from '../../common/error-stack.js';
 import type { NotificationSecretConfig, NotificationVerificationConfig } from '../notifications-config.js';
 import type { NotificationRequestInfo } from '../../interfaces/notifications-options.interface.js';
 
-/** `true` when the request proves it comes from the payouts service. */
-export type NotificationVerifier = (request: NotificationRequestInfo) => boolean | Promise<boolean>;
+/**
+ * `undefined` when the request proves it comes from the payouts service, otherwise why not, for the log: never the
+ * value presented, only which check failed.
+ */
+export type NotificationVerifier = (request: NotificationRequestInfo) => string | undefined | Promise<string | undefined>;
+
+type Check = (request: NotificationRequestInfo) => string | undefined;
 
 /** Combines the configured checks, cheapest first; all must pass. */
 export function createNotificationVerifier(config: NotificationVerificationConfig, logger: LoggerService): NotificationVerifier {
-  const checks: ((request: NotificationRequestInfo) => boolean)[] = [];
+  const checks: Check[] = [];
   if (config.allowedIps) checks.push(ipCheck(config.allowedIps));
   if (config.secret) checks.push(secretCheck(config.secret));
   const { verify } = config;
   return (request) => {
     for (const check of checks) {
-      if (!check(request)) return false;
+      const failure = check(request);
+      if (failure !== undefined) return failure;
     }
-    return verify ? runVerify(verify, request, logger) : true;
+    return verify ? runVerify(verify, request, logger) : undefined;
   };
 }
 
-function ipCheck(allowed: BlockList): (request: NotificationRequestInfo) => boolean {
+function ipCheck(allowed: BlockList): Check {
   return ({ ip }) => {
     const family = ip === undefined ? 0 : isIP(ip);
     // BlockList matches IPv4-mapped IPv6 addresses (`::ffff:203.0.113.7`) against IPv4 rules itself.
-    return family !== 0 && allowed.check(ip!, family === 4 ? 'ipv4' : 'ipv6');
+    return family !== 0 && allowed.check(ip!, family === 4 ? 'ipv4' : 'ipv6')
+      ? undefined
+      : 'the client address is not in allowedIps';
   };
 }
 
@@ -34,16 +42,20 @@ function ipCheck(allowed: BlockList): (request: NotificationRequestInfo) => bool
  * Both sides are hashed first so that `timingSafeEqual` compares equal lengths:
  * the time taken reveals neither the secret nor its length.
  */
-function secretCheck(secret: NotificationSecretConfig): (request: NotificationRequestInfo) => boolean {
+function secretCheck(secret: NotificationSecretConfig): Check {
   const expected = sha256(secret.value.reveal());
   const { name } = secret;
+  const where = secret.in === 'header' ? `header ${name}` : `query parameter ${name}`;
+  const missing = `the secret is missing (${where})`;
+  const wrong = `the secret does not match (${where})`;
   const read =
     secret.in === 'header'
       ? (request: NotificationRequestInfo) => request.headers[name]
       : (request: NotificationRequestInfo) => request.query[name];
   return (request) => {
     const provided = read(request);
-    return typeof provided === 'string' && timingSafeEqual(sha256(provided), expected);
+    if (provided === undefined) return missing;
+    return typeof provided === 'string' && timingSafeEqual(sha256(provided), expected) ? undefined : wrong;
   };
 }
 
@@ -52,20 +64,24 @@ function sha256(value: string): Buffer {
   return hash('sha256', value, 'buffer');
 }
 
+const VERIFY_DENIED = 'verify returned false';
+const VERIFY_FAILED = 'verify threw or rejected (logged above)';
+
 /** A `verify` that throws or rejects denies the request; the error is logged for the developer. */
 function runVerify(
   verify: NonNullable<NotificationVerificationConfig['verify']>,
   request: NotificationRequestInfo,
   logger: LoggerService,
-): boolean | Promise<boolean> {
+): string | undefined | Promise<string | undefined> {
   const fail = (error: unknown) => {
     logger.error('The notifications verify function failed; the request is refused', stackOf(error));
-    return false;
+    return VERIFY_FAILED;
   };
+  const verdictOf = (verified: unknown) => (verified === true ? undefined : VERIFY_DENIED);
   try {
     const verdict = verify(request);
-    if (typeof verdict === 'boolean') return verdict;
-    return Promise.resolve(verdict).then((result) => result === true, fail);
+    if (typeof verdict === 'boolean') return verdictOf(verdict);
+    return Promise.resolve(verdict).then(verdictOf, fail);
   } catch (error) {
     return fail(error);
   }

@@ -14,6 +14,7 @@ import {
   NotificationShopper,
   PaymentMethodNotification,
 } from './payment-method-notification.js';
+import { findPrototypeKey } from './prototype-key.js';
 
 /** One failing field of a rejected notification, named by its dotted path. */
 export interface NotificationFieldError {
@@ -27,12 +28,14 @@ export type NotificationParseResult =
 
 const NON_EMPTY_STRING = 'must be a non-empty string';
 const OBJECT = 'must be an object';
+const PROTOTYPE_KEY = "must not be a key: it could replace an object's prototype";
 
 /**
  * Validates a parsed JSON object and builds the handler's class instances, in one pass and without reflection.
  * It applies the rules declared on the classes of `payment-method-notification.ts` with class-validator decorators;
  * a property-based test holds the two to the same verdicts. The date format is checked by the very class-validator
  * function the decorator calls, the e-mail format by `isEmailAddress`, which gives the same verdicts faster.
+ * One rule has no decorator: a valid body has no key that could replace a prototype (`findPrototypeKey`).
  */
 export function parsePaymentMethodNotification(body: JsonObject): NotificationParseResult {
   let errors: NotificationFieldError[] | undefined;
@@ -77,6 +80,8 @@ export function parsePaymentMethodNotification(body: JsonObject): NotificationPa
   }
 
   if (errors) return { errors };
+  const prototypeKey = findPrototypeKey(body);
+  if (prototypeKey !== undefined) return { errors: [{ field: prototypeKey, message: PROTOTYPE_KEY }] };
   const notification = copyInto(new PaymentMethodNotification(), body);
   notification.shopper = copyInto(new NotificationShopper(), shopper as JsonObject);
   const method = copyInto(new NotificationPaymentMethod(), paymentMethod as JsonObject);
@@ -97,8 +102,8 @@ function isPresent(value: unknown): boolean {
 }
 
 /**
- * Copies own fields, unknown ones included. `__proto__` and `constructor` are skipped, as class-transformer does:
- * JSON.parse makes `__proto__` an own key, and assigning it would replace the instance's prototype.
+ * Copies own fields, unknown ones included. `constructor` is skipped, as class-transformer does, and so is
+ * `__proto__` (already refused, see `findPrototypeKey`): assigning it would replace the instance's prototype.
  */
 function copyInto<T extends object>(target: T, source: JsonObject): T {
   for (const key of Object.keys(source)) {
