@@ -22,6 +22,7 @@ import { NotificationHandlersExplorer } from './notification-handlers.explorer.j
 export class InlineNotificationDispatcher implements NotificationDispatcher, OnModuleInit {
   private readonly logger = new Logger('PayoutsNotifications');
   private handlers!: NotificationHandlerTable;
+  private timeoutMs = 0;
 
   constructor(
     @Inject(NOTIFICATIONS_CONFIG) private readonly config: NotificationsConfig | false,
@@ -30,7 +31,9 @@ export class InlineNotificationDispatcher implements NotificationDispatcher, OnM
   ) {}
 
   onModuleInit(): void {
-    if (this.config) this.handlers = this.explorer.explore();
+    if (!this.config) return;
+    this.handlers = this.explorer.explore();
+    this.timeoutMs = this.config.handlerTimeoutMs;
   }
 
   dispatch(
@@ -75,25 +78,54 @@ export class InlineNotificationDispatcher implements NotificationDispatcher, OnM
     return 'failed';
   }
 
-  /** Runs the handlers of a claimed notification: every one to completion, even when another fails. */
-  private async runAll(
+  /**
+   * Runs the handlers of a claimed notification, every one to completion even when another fails, and answers by
+   * `handlerTimeoutMs` at the latest. The key is recorded (or released) when the handlers settle, not when the route
+   * answers, so a re-send cannot run them while a first run that outlived its timeout may still be running.
+   */
+  private runAll(
     handlers: readonly NotificationHandler[],
     notification: PaymentMethodNotification,
     context: NotificationContext,
     trace: NotificationTrace,
   ): Promise<NotificationDispatchOutcome> {
     // The reply never precedes a running handler. One handler, the usual case, is awaited without an array.
-    const succeeded =
+    const run =
       handlers.length === 1
-        ? await this.run(handlers[0]!, notification, context, trace)
-        : (await Promise.all(handlers.map((handler) => this.run(handler, notification, context, trace)))).every(
-            Boolean,
+        ? this.run(handlers[0]!, notification, context, trace)
+        : Promise.all(handlers.map((handler) => this.run(handler, notification, context, trace))).then((results) =>
+            results.every(Boolean),
           );
-    const key = context.dedupeKey;
-    // Once the handlers succeeded, acknowledge even if the store cannot record it, rather than have them run again.
-    const recorded = this.record(succeeded ? 'complete' : 'release', key);
-    if (recorded) await recorded;
-    return succeeded ? 'handled' : 'failed';
+    const { dedupeKey } = context;
+    const timeoutMs = this.timeoutMs;
+    const startedAt = Date.now();
+    return new Promise((resolve) => {
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        this.logger.error(
+          `The handlers of notification ${dedupeKey} (${names(handlers)}) did not settle within handlerTimeoutMs ` +
+            `(${timeoutMs} ms); answered 500 so that the service sends it again. The notification stays claimed, ` +
+            'and re-sends get 409, until they settle.',
+        );
+        resolve('failed');
+      }, timeoutMs);
+      void run.then(async (succeeded) => {
+        clearTimeout(timer);
+        // Once the handlers succeeded, acknowledge even if the store cannot record it, rather than have them run again.
+        const recorded = this.record(succeeded ? 'complete' : 'release', dedupeKey);
+        if (recorded) await recorded;
+        if (timedOut) this.settledLate(dedupeKey, succeeded, Date.now() - startedAt);
+        resolve(succeeded ? 'handled' : 'failed');
+      });
+    });
+  }
+
+  private settledLate(dedupeKey: string, succeeded: boolean, elapsedMs: number): void {
+    const outcome = succeeded
+      ? 'recorded as handled: a re-send is acknowledged without running them again'
+      : 'released: a re-send runs them again';
+    this.logger.warn(`The handlers of notification ${dedupeKey} settled after ${elapsedMs} ms, past their timeout; ${outcome}`);
   }
 
   /** Awaits one handler; its failure is logged and settles as `false`, so the other handlers still finish. */
@@ -131,4 +163,8 @@ export class InlineNotificationDispatcher implements NotificationDispatcher, OnM
     const action = outcome === 'complete' ? `record notification ${key} as handled` : `release notification ${key}`;
     this.logger.error(`The dedupe store failed to ${action}`, stackOf(error));
   }
+}
+
+function names(handlers: readonly NotificationHandler[]): string {
+  return handlers.map((handler) => handler.name).join(', ');
 }
