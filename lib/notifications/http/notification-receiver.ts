@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } f
 import { HttpAdapterHost } from '@nestjs/core';
 import type { NotificationContext } from '../../interfaces/notification-context.interface.js';
 import type {
+  NotificationOutcome,
   NotificationTrace,
   PayoutsInstrumentation,
 } from '../../interfaces/payouts-instrumentation.interface.js';
@@ -10,7 +11,9 @@ import type { NotificationDispatchOutcome, NotificationDispatcher } from '../dis
 import { notificationDedupeKey } from '../message/notification-dedupe-key.js';
 import { parsePaymentMethodNotification } from '../message/payment-method-notification.parser.js';
 import type { NotificationsConfig } from '../notifications-config.js';
-import { type FastifyRequestLike, onFastifyPreParsing } from './fastify-pre-parsing.js';
+import { onExpressError } from './express-hooks.js';
+import { type FastifyRequestLike, onFastifyError, onFastifyPreParsing } from './fastify-hooks.js';
+import { expressRefusal, fastifyRefusal } from './framework-refusal.js';
 import type { NotificationHttpRequest } from './notification-http-request.interface.js';
 import {
   type NotificationRefusal,
@@ -79,8 +82,18 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
     const adapter = this.adapterHost.httpAdapter;
     this.writeReply = createNotificationReplyWriter(adapter?.getType());
     this.bodyLimitBytes = config.bodyLimitBytes;
-    if (adapter?.getType() === 'fastify') {
-      onFastifyPreParsing(adapter.getInstance(), (request, reply) => this.answeredBeforeParsing(request, reply));
+    const type = adapter?.getType();
+    if (type === 'fastify') {
+      const instance: unknown = adapter.getInstance();
+      onFastifyPreParsing(instance, (request, reply) => this.answeredBeforeParsing(request, reply));
+      onFastifyError(instance, (request, error) => {
+        if (this.isOwnFastifyRoute(request)) this.frameworkRefused(request, fastifyRefusal(error));
+      });
+    } else if (type === 'express') {
+      const isOwnPath = routePathMatcher(config.path);
+      onExpressError(adapter, (request, error) => {
+        if (request.method === 'POST' && isOwnPath(request.path)) this.frameworkRefused(request, expressRefusal(error));
+      });
     }
   }
 
@@ -107,9 +120,13 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
     trace.end(reply.outcome);
   }
 
+  private isOwnFastifyRoute(request: FastifyRequestLike): boolean {
+    return isNotificationsRoute(request.routeOptions.config, this.config as NotificationsConfig);
+  }
+
   /** Fastify: refuses by the headers and the declared size before the parser reads the body of this route. */
   private answeredBeforeParsing(request: FastifyRequestLike, reply: unknown): boolean {
-    if (!isNotificationsRoute(request.routeOptions.config, this.config as NotificationsConfig)) return false;
+    if (!this.isOwnFastifyRoute(request)) return false;
     const { headers } = request;
     const refusal = refusalByHeaders(headers) ?? refusalBySize(headers, undefined, this.bodyLimitBytes);
     if (refusal === undefined) return false;
@@ -131,6 +148,16 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
         ? this.accept(request, receivedAt, trace)
         : this.refuse(request, refusalByVerification(settled)),
     );
+  }
+
+  /** Logs a refusal the framework's parser answered before the route ran; the framework sends its own reply. */
+  private frameworkRefused(
+    request: { readonly ip: string | undefined },
+    refusal: { status: number; reason: string } | undefined,
+  ): void {
+    if (refusal === undefined) return;
+    this.refusals.refused(refusal.status, request.ip, refusal.reason);
+    this.instrumentation.startNotification().end(outcomeOfStatus(refusal.status));
   }
 
   private refuse(request: { readonly ip: string | undefined }, { reply, reason }: NotificationRefusal): NotificationReply {
@@ -169,4 +196,31 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
     if (typeof outcome === 'string') return DISPATCH_REPLIES[outcome];
     return outcome.then((settled) => DISPATCH_REPLIES[settled]);
   }
+}
+
+/** The outcome a framework's 4xx stands for. */
+function outcomeOfStatus(status: number): NotificationOutcome {
+  switch (status) {
+    case 413:
+      return 'too-large';
+    case 415:
+      return 'unsupported-media-type';
+    case 411:
+      return 'length-required';
+    default:
+      return 'invalid';
+  }
+}
+
+/**
+ * Whether an Express request path is the route's: its configured path, under any global prefix, in any case and with
+ * an optional trailing slash, as Express matches it. Only used to log the refusals of Express's body parser, which
+ * runs before routing, so the route itself cannot be asked.
+ */
+function routePathMatcher(path: string): (requestPath: string) => boolean {
+  const own = `/${path.replace(/^\/+|\/+$/g, '').toLowerCase()}`;
+  return (requestPath) => {
+    const lower = requestPath.toLowerCase();
+    return (lower.endsWith('/') ? lower.slice(0, -1) : lower).endsWith(own);
+  };
 }

@@ -49,11 +49,9 @@ export class NotificationRefusalLog {
     this.#summary = undefined;
     if (this.#suppressed.size === 0) return;
     const counts = [...this.#suppressed].map(([status, count]) => `${count} with ${status}`);
-    const total = [...this.#suppressed.values()].reduce((sum, count) => sum + count, 0);
     this.#suppressed.clear();
     this.logger.warn(
-      `Notification refused ${total} more times within ${REFUSAL_LOG_WINDOW_MS / 1000} s, not logged one by one: ` +
-        counts.join(', '),
+      `Notification refusals not logged one by one in the last ${REFUSAL_LOG_WINDOW_MS / 1000} s: ${counts.join(', ')}`,
     );
   }
 }
