@@ -22,7 +22,7 @@ export interface NotificationsAppOptions {
   /** Interface to listen on. Default `127.0.0.1`. */
   host?: string;
   /** Express `trust proxy` setting, or Fastify's `trustProxy` option. */
-  trustProxy?: boolean | string;
+  trustProxy?: boolean | string | number;
   /** Any other app setting, applied before the app initialises. */
   configure?: (app: INestApplication) => void;
 }
@@ -52,7 +52,7 @@ export async function createNotificationsApp(options: NotificationsAppOptions): 
   const adapter =
     options.adapter === 'express'
       ? new ExpressAdapter()
-      : new FastifyAdapter(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy });
+      : new FastifyAdapter(fastifyOptions(options.trustProxy));
   const app = await NestFactory.create(TestAppModule, adapter, {
     logger: options.logger ?? false,
     abortOnError: false,
@@ -64,6 +64,11 @@ export async function createNotificationsApp(options: NotificationsAppOptions): 
   if (options.globalPrefix) app.setGlobalPrefix(options.globalPrefix);
   options.configure?.(app);
   return app;
+}
+
+/** Fastify's `trustProxy` takes each of these kinds of value, though its option types do not take their union. */
+function fastifyOptions(trustProxy: NotificationsAppOptions['trustProxy']): ConstructorParameters<typeof FastifyAdapter>[0] {
+  return trustProxy === undefined ? {} : ({ trustProxy } as ConstructorParameters<typeof FastifyAdapter>[0]);
 }
 
 export async function startNotificationsApp(options: NotificationsAppOptions): Promise<NotificationsApp> {
