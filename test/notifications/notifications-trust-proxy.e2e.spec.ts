@@ -75,14 +75,10 @@ describe.each(ADAPTERS)('allowedIps behind a proxy on %s', (adapter) => {
     expect(received()).toEqual([]);
   });
 
-  it(
-    adapter === 'express'
-      ? 'trusts one hop with the number 1 on Express'
-      : 'trusts nobody with a number on Fastify 5, which fails closed: the proxy address must be named',
-    async () => {
-      await start(1);
-      const reply = await post((await proxyFor(SERVICE)).url(PATH), cardAdded());
-      expect(reply.status).toBe(adapter === 'express' ? 200 : 401);
-    },
-  );
+  it('reads a hop count (trust proxy 1) as one trusted hop on Express, and as no trusted proxy on Fastify 5', async () => {
+    await start(1);
+    const reply = await post((await proxyFor(SERVICE)).url(PATH), cardAdded());
+    // Fastify 5 fails closed on a number: the proxy must be named by its address.
+    expect(reply.status).toBe(adapter === 'express' ? 200 : 401);
+  });
 });
