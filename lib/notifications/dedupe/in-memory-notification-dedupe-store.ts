@@ -15,19 +15,20 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const OWNER = 'InMemoryNotificationDedupeStore';
 
 /**
- * The default store: bounded in time and size, private to one process. Every operation is O(1) amortised.
+ * The default store: bounded in time and size, private to one process. Every operation is O(1) amortised, and a
+ * notification costs two lookups and two writes of its key in one `Map`.
  *
- * Handled keys map to their expiry time and claims (handlers still running) to a claim number, each map with a
- * queue in arrival order. The handled queue is in expiry order too, as the ttl is fixed, so expired keys are found
- * at its front. When the store is full the oldest handled key goes first: evicting a running claim would let a
- * concurrent re-send run the handlers again. Only when every key is a running claim does the oldest claim go, so
- * the bound always holds.
+ * The map holds each key's state in one number: a handled key its expiry time (milliseconds since the epoch, so
+ * positive), a claim (handlers still running) the negated claim number. A queue per state keeps the keys in arrival
+ * order with the number they were recorded with. The handled queue is in expiry order too, as the ttl is fixed, so
+ * expired keys are found at its front. When the store is full the oldest handled key goes first: evicting a running
+ * claim would let a concurrent re-send run the handlers again. Only when every key is a running claim does the
+ * oldest claim go, so the bound always holds.
  */
 export class InMemoryNotificationDedupeStore implements NotificationDedupeStore {
-  readonly #handled = new Map<string, number>();
-  readonly #claims = new Map<string, number>();
-  readonly #handledOrder = new StampedKeyQueue((key, expiresAt) => this.#handled.get(key) === expiresAt);
-  readonly #claimOrder = new StampedKeyQueue((key, claim) => this.#claims.get(key) === claim);
+  readonly #entries = new Map<string, number>();
+  readonly #handledOrder = new StampedKeyQueue((key, expiresAt) => this.#entries.get(key) === expiresAt);
+  readonly #claimOrder = new StampedKeyQueue((key, claim) => this.#entries.get(key) === claim);
   #lastClaim = 0;
   readonly #ttlMs: number;
   readonly #maxEntries: number;
@@ -41,53 +42,58 @@ export class InMemoryNotificationDedupeStore implements NotificationDedupeStore 
 
   /** Number of remembered keys, expired ones not yet pruned included. */
   get size(): number {
-    return this.#handled.size + this.#claims.size;
+    return this.#entries.size;
   }
 
   claim(key: string): NotificationClaim {
-    if (this.#claims.has(key)) return 'in-progress';
+    const entries = this.#entries;
+    const state = entries.get(key);
     const now = this.#now();
-    const expiresAt = this.#handled.get(key);
-    if (expiresAt !== undefined) {
-      if (expiresAt > now) return 'handled';
-      this.#handled.delete(key);
+    if (state !== undefined) {
+      if (state < 0) return 'in-progress';
+      if (state > now) return 'handled';
+      entries.delete(key);
     }
     this.#makeRoom(now);
-    const claim = ++this.#lastClaim;
-    this.#claims.set(key, claim);
+    const claim = -++this.#lastClaim;
+    entries.set(key, claim);
     this.#claimOrder.push(key, claim);
     return 'claimed';
   }
 
   complete(key: string): void {
+    const entries = this.#entries;
     const now = this.#now();
     const expiresAt = now + this.#ttlMs;
+    const state = entries.get(key);
     // A key completed without a live claim (its claim was evicted) is a new entry and needs room like one.
-    if (!this.#claims.delete(key) && !this.#handled.has(key)) this.#makeRoom(now);
-    if (this.#handled.get(key) === expiresAt) return;
-    this.#handled.set(key, expiresAt);
+    if (state === undefined) this.#makeRoom(now);
+    else if (state === expiresAt) return;
+    entries.set(key, expiresAt);
     this.#handledOrder.push(key, expiresAt);
   }
 
   release(key: string): void {
-    this.#claims.delete(key);
+    const state = this.#entries.get(key);
+    if (state !== undefined && state < 0) this.#entries.delete(key);
   }
 
   /** Forgets expired keys, then, when still full, the oldest handled key, or the oldest claim if none is handled. */
   #makeRoom(now: number): void {
+    const entries = this.#entries;
     const handledOrder = this.#handledOrder;
     let anyHandled = handledOrder.skipStale();
     while (anyHandled && handledOrder.frontStamp <= now) {
-      this.#handled.delete(handledOrder.frontKey);
+      entries.delete(handledOrder.frontKey);
       handledOrder.shift();
       anyHandled = handledOrder.skipStale();
     }
-    if (this.size < this.#maxEntries) return;
+    if (entries.size < this.#maxEntries) return;
     if (anyHandled) {
-      this.#handled.delete(handledOrder.frontKey);
+      entries.delete(handledOrder.frontKey);
       handledOrder.shift();
     } else if (this.#claimOrder.skipStale()) {
-      this.#claims.delete(this.#claimOrder.frontKey);
+      entries.delete(this.#claimOrder.frontKey);
       this.#claimOrder.shift();
     }
   }
