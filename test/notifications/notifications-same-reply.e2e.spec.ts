@@ -164,5 +164,23 @@ describe('the same request gets the same reply on Express and Fastify', () => {
       expect(JSON.parse(express.body)).toMatchObject({ statusCode: 400, message: 'Invalid notification' });
       expect(({} as { isAdmin?: unknown }).isAdmin).toBeUndefined();
     });
+
+    it.each([
+      ['shopper.__proto__', (json: string) => json.replace('"shopper":{', '"shopper":{"__proto__":{"isAdmin":true},')],
+      [
+        'paymentMethod.card[0].__proto__',
+        (json: string) =>
+          json
+            .replace('PAYMENT_METHOD_ADDED', 'PAYMENT_METHOD_REMOVED')
+            .replace(/"card":\{[^}]*\}/, '"card":[{"__proto__":{"isAdmin":true}}]'),
+      ],
+      ['paymentMethod.card.constructor.prototype', (json: string) => json.replace('"card":{', '"card":{"constructor":{"prototype":{}},')],
+    ])('names %s on Express', async (field, edit) => {
+      const { express, fastify } = await replies({ body: Buffer.from(edit(JSON.stringify(cardAdded()))) });
+      expect(fastify.status).toBe(400);
+      expect(express.status).toBe(400);
+      expect(JSON.parse(express.body).errors).toEqual([{ field, message: "must not be a key: it could replace an object's prototype" }]);
+      expect(express.handled + fastify.handled).toBe(0);
+    });
   });
 });

@@ -14,7 +14,7 @@ import {
   NotificationShopper,
   PaymentMethodNotification,
 } from './payment-method-notification.js';
-import { findPrototypeKey } from './prototype-key.js';
+import { findPrototypeKey, joinPath, prototypeKeyPath } from './prototype-key.js';
 
 /** One failing field of a rejected notification, named by its dotted path. */
 export interface NotificationFieldError {
@@ -35,7 +35,7 @@ const PROTOTYPE_KEY = "must not be a key: it could replace an object's prototype
  * It applies the rules declared on the classes of `payment-method-notification.ts` with class-validator decorators;
  * a property-based test holds the two to the same verdicts. The date format is checked by the very class-validator
  * function the decorator calls, the e-mail format by `isEmailAddress`, which gives the same verdicts faster.
- * One rule has no decorator: a valid body has no key that could replace a prototype (`findPrototypeKey`).
+ * One rule has no decorator: a valid body has no key that could replace a prototype (see `prototype-key.ts`).
  */
 export function parsePaymentMethodNotification(body: JsonObject): NotificationParseResult {
   let errors: NotificationFieldError[] | undefined;
@@ -80,17 +80,29 @@ export function parsePaymentMethodNotification(body: JsonObject): NotificationPa
   }
 
   if (errors) return { errors };
-  const prototypeKey = findPrototypeKey(body);
-  if (prototypeKey !== undefined) return { errors: [{ field: prototypeKey, message: PROTOTYPE_KEY }] };
-  const notification = copyInto(new PaymentMethodNotification(), body);
-  notification.shopper = copyInto(new NotificationShopper(), shopper as JsonObject);
-  const method = copyInto(new NotificationPaymentMethod(), paymentMethod as JsonObject);
+  // Copying visits every key of the objects handlers receive; the values they hold besides those objects (unknown
+  // fields) are searched for prototype keys as they are copied.
+  const notification = new PaymentMethodNotification();
+  const notificationShopper = new NotificationShopper();
+  const method = new NotificationPaymentMethod();
+  let prototypeKey =
+    copyFields(notification, body, '', isNestedInNotification) ??
+    copyFields(notificationShopper, shopper as JsonObject, 'shopper') ??
+    copyFields(method, paymentMethod as JsonObject, 'paymentMethod', isNestedInPaymentMethod);
   if (isJsonObject(method.card)) {
-    method.card = copyInto(new NotificationCard(), method.card);
+    const card = new NotificationCard();
+    prototypeKey ??= copyFields(card, method.card, 'paymentMethod.card');
+    method.card = card;
   }
+  if (prototypeKey !== undefined) return { errors: [{ field: prototypeKey, message: PROTOTYPE_KEY }] };
+  notification.shopper = notificationShopper;
   notification.paymentMethod = method;
   return { notification };
 }
+
+// Valid notifications have these objects, copied on their own; a card only when it is an object.
+const isNestedInNotification = (key: string) => key === 'shopper' || key === 'paymentMethod';
+const isNestedInPaymentMethod = (key: string, value: unknown) => key === 'card' && isJsonObject(value);
 
 function isNonEmptyString(value: unknown): value is string {
   return typeof value === 'string' && value !== '';
@@ -102,14 +114,26 @@ function isPresent(value: unknown): boolean {
 }
 
 /**
- * Copies own fields, unknown ones included. `constructor` is skipped, as class-transformer does, and so is
- * `__proto__` (already refused, see `findPrototypeKey`): assigning it would replace the instance's prototype.
+ * Copies own fields, unknown ones included, and returns the path of the first key that could replace a prototype
+ * (see `prototype-key.ts`), in `source` or in the values it holds, but for those `isNested` names, which are copied
+ * (and searched) in turn. `constructor` is skipped, as class-transformer does; `__proto__` is never copied.
  */
-function copyInto<T extends object>(target: T, source: JsonObject): T {
+function copyFields<T extends object>(
+  target: T,
+  source: JsonObject,
+  path: string,
+  isNested?: (key: string, value: unknown) => boolean,
+): string | undefined {
+  let found: string | undefined;
   for (const key of Object.keys(source)) {
-    if (key !== '__proto__' && key !== 'constructor') {
-      (target as JsonObject)[key] = source[key];
+    const value = source[key];
+    const prototypeKey = prototypeKeyPath(path, key, value);
+    if (prototypeKey !== undefined) return prototypeKey;
+    if (key === 'constructor') continue;
+    (target as JsonObject)[key] = value;
+    if (found === undefined && typeof value === 'object' && value !== null && !isNested?.(key, value)) {
+      found = findPrototypeKey(value, joinPath(path, key));
     }
   }
-  return target;
+  return found;
 }
