@@ -2,7 +2,6 @@ import type { IncomingHttpHeaders } from 'node:http';
 
 /** What the hooks read of a Fastify request. */
 export interface FastifyRequestLike {
-  readonly method: string;
   readonly headers: IncomingHttpHeaders;
   readonly ip: string | undefined;
   /** The matched route; its `config` is what the route method's `@RouteConfig()` metadata holds. */

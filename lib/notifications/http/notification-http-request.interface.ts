@@ -2,7 +2,6 @@ import type { NotificationRequestInfo } from '../../interfaces/notifications-opt
 
 /** The part of an Express or Fastify request the notification route reads; both frameworks provide it. */
 export interface NotificationHttpRequest extends NotificationRequestInfo {
-  readonly method: string;
   /** Parsed by the framework's JSON body parser. */
   readonly body: unknown;
 }

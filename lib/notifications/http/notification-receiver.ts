@@ -126,8 +126,7 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
 
   /** Fastify: refuses by the headers and the declared size before the parser reads the body of this route. */
   private answeredBeforeParsing(request: FastifyRequestLike, reply: unknown): boolean {
-    // Other methods carry no body to parse: the route answers them.
-    if (request.method !== 'POST' || !this.isOwnFastifyRoute(request)) return false;
+    if (!this.isOwnFastifyRoute(request)) return false;
     const { headers } = request;
     const refusal = refusalByHeaders(headers) ?? refusalBySize(headers, undefined, this.bodyLimitBytes);
     if (refusal === undefined) return false;
@@ -137,9 +136,6 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
 
   private reply(request: NotificationHttpRequest, trace: NotificationTrace): NotificationReply | Promise<NotificationReply> {
     const receivedAt = Date.now();
-    if (request.method !== 'POST') {
-      return this.refuse(request, { reply: NotificationReplies.methodNotAllowed, reason: `${printable(request.method)} is not POST` });
-    }
     const refusal =
       refusalByHeaders(request.headers) ?? refusalBySize(request.headers, request.rawBody, this.bodyLimitBytes);
     if (refusal !== undefined) return this.refuse(request, refusal);
@@ -209,8 +205,6 @@ function outcomeOfStatus(status: number): NotificationOutcome {
       return 'too-large';
     case 415:
       return 'unsupported-media-type';
-    case 405:
-      return 'method-not-allowed';
     case 411:
       return 'length-required';
     default:

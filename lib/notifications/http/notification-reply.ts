@@ -8,17 +8,10 @@ export class NotificationReply {
     readonly status: number,
     readonly body: Buffer,
     readonly outcome: NotificationOutcome,
-    /** A header besides `Content-Type`, such as `Allow`. */
-    readonly header?: readonly [name: string, value: string],
   ) {}
 
-  static json(
-    status: number,
-    value: unknown,
-    outcome: NotificationOutcome,
-    header?: readonly [name: string, value: string],
-  ): NotificationReply {
-    return new NotificationReply(status, Buffer.from(JSON.stringify(value)), outcome, header);
+  static json(status: number, value: unknown, outcome: NotificationOutcome): NotificationReply {
+    return new NotificationReply(status, Buffer.from(JSON.stringify(value)), outcome);
   }
 
   static invalid(errors: readonly NotificationFieldError[]): NotificationReply {
@@ -54,13 +47,6 @@ export const NotificationReplies = {
   duplicate: NotificationReply.json(200, ACK, 'duplicate'),
   unauthorized: error(401, 'Unauthorized', 'unauthorized'),
   notAnObject: error(400, 'The notification must be a JSON object', 'invalid'),
-  /** Any method but POST on the route's path: answered here rather than by the app's 404, which echoes the URL. */
-  methodNotAllowed: NotificationReply.json(
-    405,
-    { statusCode: 405, message: 'Method Not Allowed' },
-    'method-not-allowed',
-    ['allow', 'POST'],
-  ),
   inProgress: error(409, 'This notification is being handled; send it again later', 'in-progress'),
   lengthRequired: error(411, 'Content-Length required', 'length-required'),
   payloadTooLarge: error(413, 'request entity too large', 'too-large'),
@@ -84,18 +70,13 @@ interface FastifyReplyLike {
 export function createNotificationReplyWriter(adapterType: string | undefined): NotificationReplyWriter {
   if (adapterType === 'fastify') {
     return (response, reply) => {
-      const fastifyReply = (response as FastifyReplyLike).code(reply.status).header('content-type', 'application/json');
-      if (reply.header) fastifyReply.header(...reply.header);
-      fastifyReply.send(reply.body);
+      (response as FastifyReplyLike).code(reply.status).header('content-type', 'application/json').send(reply.body);
     };
   }
   // Express, and any adapter whose response is Node's own `ServerResponse`.
   return (response, reply) => {
-    const headers: Record<string, string | number> = {
-      'content-type': 'application/json',
-      'content-length': reply.body.length,
-    };
-    if (reply.header) headers[reply.header[0]] = reply.header[1];
-    (response as ServerResponse).writeHead(reply.status, headers).end(reply.body);
+    (response as ServerResponse)
+      .writeHead(reply.status, { 'content-type': 'application/json', 'content-length': reply.body.length })
+      .end(reply.body);
   };
 }

@@ -1,4 +1,4 @@
-import { All, Controller, Inject, Req, Res, type Type, VERSION_NEUTRAL } from '@nestjs/common';
+import { Controller, Inject, Post, Req, Res, type Type, VERSION_NEUTRAL } from '@nestjs/common';
 import type { NotificationHttpRequest } from './notification-http-request.interface.js';
 import { NotificationReceiver } from './notification-receiver.js';
 import type { NotificationsConfig } from '../notifications-config.js';
@@ -37,7 +37,5 @@ export function bindNotificationsRoute(controller: Type<unknown>, config: Notifi
   const descriptor = Object.getOwnPropertyDescriptor(prototype, ROUTE_METHOD)!;
   // On Fastify, the receiver recognises its own route's requests by this mark, before their body is parsed.
   markNotificationsRoute(descriptor.value as object, config);
-  // Every method, so that a GET of the URL gets the route's 405 rather than the app's 404, which echoes the URL and
-  // so the secret in its query string.
-  All()(prototype, ROUTE_METHOD, descriptor);
+  Post()(prototype, ROUTE_METHOD, descriptor);
 }
