@@ -74,11 +74,4 @@ describe.each(ADAPTERS)('allowedIps behind a proxy on %s', (adapter) => {
     expect(reply.status).toBe(401);
     expect(received()).toEqual([]);
   });
-
-  it('reads a hop count (trust proxy 1) as one trusted hop on Express, and as no trusted proxy on Fastify 5', async () => {
-    await start(1);
-    const reply = await post((await proxyFor(SERVICE)).url(PATH), cardAdded());
-    // Fastify 5 fails closed on a number: the proxy must be named by its address.
-    expect(reply.status).toBe(adapter === 'express' ? 200 : 401);
-  });
 });
