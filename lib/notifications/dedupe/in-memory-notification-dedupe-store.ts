@@ -82,6 +82,8 @@ export class InMemoryNotificationDedupeStore implements NotificationDedupeStore 
   #makeRoom(now: number): void {
     const entries = this.#entries;
     const handledOrder = this.#handledOrder;
+    // The usual case, room and nothing expired, costs no lookup.
+    if (entries.size < this.#maxEntries && !handledOrder.frontStampAtMost(now)) return;
     let anyHandled = handledOrder.skipStale();
     while (anyHandled && handledOrder.frontStamp <= now) {
       entries.delete(handledOrder.frontKey);

@@ -20,12 +20,16 @@ export function notificationDedupeKey(notification: PaymentMethodNotification): 
   return key.length <= MAX_READABLE_DEDUPE_KEY_LENGTH ? key : `sha256:${hash('sha256', key, 'base64url')}`;
 }
 
+/** Characters `encodeURIComponent` leaves as they are: a part made only of them needs no encoding. */
+const UNRESERVED = /^[\w.!~*'()-]*$/;
+
 /**
  * `encodeURIComponent`, which throws on a lone UTF-16 surrogate (`"\udfff"` is valid JSON). Such a string is encoded
  * code point by code point instead, a lone surrogate as the three bytes its code unit would take in UTF-8 (`%ED%BF%BF`),
  * never as U+FFFD, which would give two different ids the same key.
  */
 function uriPart(value: string): string {
+  if (UNRESERVED.test(value)) return value;
   try {
     return encodeURIComponent(value);
   } catch {
