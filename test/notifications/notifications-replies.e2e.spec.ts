@@ -46,11 +46,11 @@ describe.each(ADAPTERS)('notification replies on %s', (adapter) => {
 
   function expectAck(reply: HttpReply): void {
     expect(reply.status).toBe(200);
-    expect(reply.headers['content-type']).toBe('application/json');
+    expect(reply.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(reply.body).toBe(ACK);
   }
 
-  it('acknowledges with exactly 200, application/json and {"ResultCode":0}', async () => {
+  it('acknowledges with exactly 200, application/json; charset=utf-8 and {"ResultCode":0}', async () => {
     await start();
     const reply = await send(cardAdded());
     expectAck(reply);
@@ -122,7 +122,7 @@ describe.each(ADAPTERS)('notification replies on %s', (adapter) => {
     };
     const failed = await send(body);
     expect(failed.status).toBe(500);
-    expect(failed.headers['content-type']).toBe('application/json');
+    expect(failed.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(JSON.parse(failed.body)).toEqual({ statusCode: 500, message: 'The notification could not be handled' });
     expect(failed.body).not.toContain('database down');
     const key = cardEvents().received[0]!.context.dedupeKey;
@@ -215,7 +215,7 @@ describe.each(ADAPTERS)('notification replies on %s', (adapter) => {
         paymentMethod: { id: 'pmt_1', type: 'card', card: { lastFour: '42', expirationMonth: '13', expirationYear: 31 } },
       });
       expect(reply.status).toBe(400);
-      expect(reply.headers['content-type']).toBe('application/json');
+      expect(reply.headers['content-type']).toBe('application/json; charset=utf-8');
       const { statusCode, errors } = JSON.parse(reply.body) as { statusCode: number; errors: { field: string }[] };
       expect(statusCode).toBe(400);
       expect(errors.map((error) => error.field)).toEqual([
