@@ -9,6 +9,16 @@ import { FULL_SETTINGS, QUICK_SETTINGS } from './settings.js';
 
 const quick = process.argv.includes('--quick');
 const SETTINGS = quick ? QUICK_SETTINGS : FULL_SETTINGS;
+const PHASES = ['route', 'payouts', 'dedupe', 'cold-start'] as const;
+type Phase = (typeof PHASES)[number];
+/** `--phase=route` (repeatable) runs only the phases named; every phase runs by default. */
+const chosen = process.argv.filter((arg) => arg.startsWith('--phase=')).map((arg) => arg.slice('--phase='.length));
+const unknownPhase = chosen.find((name) => !PHASES.includes(name as Phase));
+if (unknownPhase !== undefined) {
+  console.error(`bench: unknown phase ${unknownPhase}; expected one of ${PHASES.join(', ')}`);
+  process.exit(2);
+}
+const runs = (phase: Phase) => chosen.length === 0 || chosen.includes(phase);
 
 let stopping = false;
 async function shutdown(code: number, reason?: unknown): Promise<never> {
@@ -39,10 +49,10 @@ console.log(
 );
 
 try {
-  const route = await measureNotificationRoute(SETTINGS);
-  await measurePayoutsClient(SETTINGS);
-  await measureDedupeMemory(SETTINGS.dedupeCheckpoints);
-  await measureColdStart(SETTINGS.rounds);
+  const route = runs('route') ? await measureNotificationRoute(SETTINGS) : { failures: 0 };
+  if (runs('payouts')) await measurePayoutsClient(SETTINGS);
+  if (runs('dedupe')) await measureDedupeMemory(SETTINGS.dedupeCheckpoints);
+  if (runs('cold-start')) await measureColdStart(SETTINGS.rounds);
   if (route.failures > 0) {
     await shutdown(1, `bench: ${route.failures} notifications were not acknowledged; the route figures are invalid`);
   }

@@ -9,12 +9,16 @@ export interface FillResult {
   readonly microsPerNotification: number;
 }
 
+/** `--key-length=N` pads the payment method id so that every key has N characters; the sample's length otherwise. */
+const keyLength = Number(process.argv.find((arg) => arg.startsWith('--key-length='))?.slice('--key-length='.length) ?? 0);
+
 /** A key of the same shape as the route's (URI-encoded parts joined by ':'), with a distinct payment method id. */
 function dedupeKey(sequence: number): string {
-  const paymentMethodId = `pmt_${sequence.toString().padStart(12, '0')}`;
-  return ['PAYMENT_METHOD_ADDED', 'shp_7Hq2LmX9', paymentMethodId, '2025-03-14T09:26:53.589Z']
-    .map(encodeURIComponent)
-    .join(':');
+  const parts = ['PAYMENT_METHOD_ADDED', 'shp_7Hq2LmX9', `pmt_${sequence.toString().padStart(12, '0')}`, '2025-03-14T09:26:53.589Z'];
+  const key = parts.map(encodeURIComponent).join(':');
+  if (key.length >= keyLength) return key;
+  parts[2] = `${parts[2]}${'x'.repeat(keyLength - key.length)}`;
+  return parts.map(encodeURIComponent).join(':');
 }
 
 await runChild(async () => {
