@@ -166,15 +166,15 @@ describe('the same request gets the same reply on Express and Fastify', () => {
     });
 
     it.each([
-      ['shopper.__proto__', (json: string) => json.replace('"shopper":{', '"shopper":{"__proto__":{"isAdmin":true},')],
+      ['shopper.__proto__', (text: string) => text.replace('"shopper":{', '"shopper":{"__proto__":{"isAdmin":true},')],
       [
         'paymentMethod.card[0].__proto__',
-        (json: string) =>
-          json
+        (text: string) =>
+          text
             .replace('PAYMENT_METHOD_ADDED', 'PAYMENT_METHOD_REMOVED')
             .replace(/"card":\{[^}]*\}/, '"card":[{"__proto__":{"isAdmin":true}}]'),
       ],
-      ['paymentMethod.card.constructor.prototype', (json: string) => json.replace('"card":{', '"card":{"constructor":{"prototype":{}},')],
+      ['paymentMethod.card.constructor.prototype', (text: string) => text.replace('"card":{', '"card":{"constructor":{"prototype":{}},')],
     ])('names %s on Express', async (field, edit) => {
       const { express, fastify } = await replies({ body: Buffer.from(edit(JSON.stringify(cardAdded()))) });
       expect(fastify.status).toBe(400);
