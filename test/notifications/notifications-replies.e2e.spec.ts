@@ -5,7 +5,7 @@ import {
   NotificationShopper,
   PaymentMethodNotification,
 } from 'nestjs-payouts';
-import { AuditTrail, CardEvents, deferred } from './notification-handlers.fixture.js';
+import { AuditTrail, CardEvents, deferred, ThrowingRemovals } from './notification-handlers.fixture.js';
 import {
   ADAPTERS,
   cardAdded,
@@ -28,15 +28,18 @@ describe.each(ADAPTERS)('notification replies on %s', (adapter) => {
     running = undefined;
   });
 
-  async function start(options: { rawBody?: boolean; bodyLimitBytes?: number; handlers?: 'both' | 'cards' | 'none' } = {}) {
+  async function start(
+    options: { rawBody?: boolean; bodyLimitBytes?: number; handlers?: 'both' | 'cards' | 'none' | 'throwing' } = {},
+  ) {
     logger = new RecordingLogger();
     const handlers = options.handlers ?? 'cards';
+    const providers = { none: [], cards: [CardEvents], both: [CardEvents, AuditTrail], throwing: [ThrowingRemovals] };
     running = await startNotificationsApp({
       adapter,
       logger,
       rawBody: options.rawBody,
       notifications: { verification: 'none', ...(options.bodyLimitBytes && { bodyLimitBytes: options.bodyLimitBytes }) },
-      providers: handlers === 'none' ? [] : handlers === 'both' ? [CardEvents, AuditTrail] : [CardEvents],
+      providers: providers[handlers],
     });
     return running;
   }
@@ -131,6 +134,17 @@ describe.each(ADAPTERS)('notification replies on %s', (adapter) => {
     cardEvents().behaviour = () => undefined;
     expectAck(await send(body));
     expect(cardEvents().received).toHaveLength(2);
+  });
+
+  it('answers 500 when a synchronous handler throws, and runs it again on the re-send', async () => {
+    await start({ handlers: 'throwing' });
+    const body = cardAdded({ eventType: 'PAYMENT_METHOD_REMOVED' });
+    for (const attempt of [1, 2]) {
+      const reply = await send(body);
+      expect(reply.status).toBe(500);
+      expect(running!.app.get(ThrowingRemovals).calls).toBe(attempt);
+    }
+    expect(logger.messages('error')).toContainEqual(expect.stringContaining('ThrowingRemovals.removed failed on notification'));
   });
 
   it('acknowledges a re-send of a handled notification without running the handlers again', async () => {

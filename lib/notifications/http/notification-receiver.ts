@@ -42,6 +42,9 @@ const DISPATCH_REPLIES: Readonly<Record<NotificationDispatchOutcome, Notificatio
   failed: NotificationReplies.failed,
 };
 
+/** What an asynchronous step settles with: a reply, or the dispatcher's outcome, which stands for one. */
+type PendingReply = NotificationReply | NotificationDispatchOutcome;
+
 /**
  * The HTTP side of the notification route, in this order: the headers (media type, charset, encoding, an empty body),
  * the size when it is known, verification, a size that is unknown, then the body; a valid notification goes to the
@@ -112,7 +115,9 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
       this.send(response, reply, trace);
       return;
     }
-    return reply.then((settled) => this.send(response, settled, trace));
+    return reply.then((settled) =>
+      this.send(response, typeof settled === 'string' ? DISPATCH_REPLIES[settled] : settled, trace),
+    );
   }
 
   private send(response: unknown, reply: NotificationReply, trace: NotificationTrace): void {
@@ -134,7 +139,8 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
     return true;
   }
 
-  private reply(request: NotificationHttpRequest, trace: NotificationTrace): NotificationReply | Promise<NotificationReply> {
+  /** The reply, or a promise of it or of the dispatcher's outcome (mapped to its reply by `receive`). */
+  private reply(request: NotificationHttpRequest, trace: NotificationTrace): NotificationReply | Promise<PendingReply> {
     const receivedAt = Date.now();
     const refusal =
       refusalByHeaders(request.headers) ?? refusalBySize(request.headers, request.rawBody, this.bodyLimitBytes);
@@ -143,10 +149,11 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
     const failure = this.verify?.(request);
     if (failure === undefined) return this.accept(request, receivedAt, trace);
     if (typeof failure === 'string') return this.refuse(request, refusalByVerification(failure));
-    return failure.then((settled) =>
-      settled === undefined
-        ? this.accept(request, receivedAt, trace)
-        : this.refuse(request, refusalByVerification(settled)),
+    return failure.then(
+      (settled): PendingReply | Promise<PendingReply> =>
+        settled === undefined
+          ? this.accept(request, receivedAt, trace)
+          : this.refuse(request, refusalByVerification(settled)),
     );
   }
 
@@ -170,7 +177,7 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
     request: NotificationHttpRequest,
     receivedAt: number,
     trace: NotificationTrace,
-  ): NotificationReply | Promise<NotificationReply> {
+  ): NotificationReply | Promise<NotificationDispatchOutcome> {
     const unknownSize = refusalByUnknownSize(request.headers, request.rawBody);
     if (unknownSize !== undefined) return this.refuse(request, unknownSize);
     const { body } = request;
@@ -193,8 +200,7 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
       ip: request.ip,
     };
     const outcome = this.dispatcher.dispatch(notification, context, trace);
-    if (typeof outcome === 'string') return DISPATCH_REPLIES[outcome];
-    return outcome.then((settled) => DISPATCH_REPLIES[settled]);
+    return typeof outcome === 'string' ? DISPATCH_REPLIES[outcome] : outcome;
   }
 }
 
