@@ -10,14 +10,16 @@ import { FULL_SETTINGS, QUICK_SETTINGS } from './settings.js';
 
 const quick = process.argv.includes('--quick');
 const SETTINGS = quick ? QUICK_SETTINGS : FULL_SETTINGS;
-const PHASES = ['notification-route', 'payouts-client', 'dedupe-memory', 'redis-memory', 'cold-start'] as const;
-/** `--phase=payouts-client` runs that phase alone, for before/after figures of a change that touches only it. */
-const onlyPhase = process.argv.find((arg) => arg.startsWith('--phase='))?.slice('--phase='.length);
-if (onlyPhase !== undefined && !(PHASES as readonly string[]).includes(onlyPhase)) {
-  console.error(`bench: unknown --phase=${onlyPhase}; expected one of ${PHASES.join(', ')}`);
+const PHASES = ['route', 'payouts', 'dedupe', 'redis-memory', 'cold-start'] as const;
+type Phase = (typeof PHASES)[number];
+/** `--phase=route` (repeatable) runs only the phases named; every phase runs by default. */
+const chosen = process.argv.filter((arg) => arg.startsWith('--phase=')).map((arg) => arg.slice('--phase='.length));
+const unknownPhase = chosen.find((name) => !PHASES.includes(name as Phase));
+if (unknownPhase !== undefined) {
+  console.error(`bench: unknown phase ${unknownPhase}; expected one of ${PHASES.join(', ')}`);
   process.exit(2);
 }
-const runs = (phase: (typeof PHASES)[number]) => onlyPhase === undefined || onlyPhase === phase;
+const runs = (phase: Phase) => chosen.length === 0 || chosen.includes(phase);
 
 let stopping = false;
 async function shutdown(code: number, reason?: unknown): Promise<never> {
@@ -39,7 +41,7 @@ const require = createRequire(import.meta.url);
 /** Version of `name` as installed for `dependent` (Express and Fastify come with the Nest platform packages). */
 const versionOf = (name: string, dependent = name) =>
   (createRequire(require.resolve(`${dependent}/package.json`))(`${name}/package.json`) as { version: string }).version;
-console.log(`## nestjs-payouts bench (${quick ? 'quick' : 'full'}${onlyPhase ? `, ${onlyPhase} only` : ''})\n`);
+console.log(`## nestjs-payouts bench (${quick ? 'quick' : 'full'}${chosen.length > 0 ? `, ${chosen.join(' and ')} only` : ''})\n`);
 console.log(
   `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, Nest ${versionOf('@nestjs/core')} ` +
     `(Express ${versionOf('express', '@nestjs/platform-express')}, ` +
@@ -48,9 +50,9 @@ console.log(
 );
 
 try {
-  const route = runs('notification-route') ? await measureNotificationRoute(SETTINGS) : { failures: 0 };
-  if (runs('payouts-client')) await measurePayoutsClient(SETTINGS);
-  if (runs('dedupe-memory')) await measureDedupeMemory(SETTINGS.dedupeCheckpoints);
+  const route = runs('route') ? await measureNotificationRoute(SETTINGS) : { failures: 0 };
+  if (runs('payouts')) await measurePayoutsClient(SETTINGS);
+  if (runs('dedupe')) await measureDedupeMemory(SETTINGS.dedupeCheckpoints);
   if (runs('redis-memory')) await measureRedisMemory(SETTINGS.dedupeCheckpoints);
   if (runs('cold-start')) await measureColdStart(SETTINGS.rounds);
   if (route.failures > 0) {

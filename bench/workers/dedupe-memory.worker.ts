@@ -10,6 +10,9 @@ export interface FillResult {
   readonly microsPerNotification: number;
 }
 
+/** `--key-length=N` pads the payment method id so that every key has N characters; the sample's length otherwise. */
+const keyLength = Number(process.argv.find((arg) => arg.startsWith('--key-length='))?.slice('--key-length='.length) ?? 0);
+
 await runChild(async () => {
   const store = new InMemoryNotificationDedupeStore();
   let notifications = 0;
@@ -20,7 +23,7 @@ await runChild(async () => {
         const from = notifications;
         const start = performance.now();
         while (notifications < (total as number)) {
-          const key = sampleDedupeKey(notifications++);
+          const key = sampleDedupeKey(notifications++, keyLength);
           await store.claim(key);
           await store.complete(key);
         }

@@ -43,8 +43,17 @@ export interface NotificationsOptions {
   path?: string;
   /** Required: how requests are verified, or `'none'` to accept any caller (a warning is logged at bootstrap). */
   verification: NotificationVerificationOptions | 'none';
-  /** Largest accepted body in bytes. Default `65536`. */
+  /**
+   * Largest accepted body in bytes, counted as received: the `Content-Length`, or the raw body's length for a chunked
+   * upload (which needs the app created with `rawBody: true`). Default `65536`.
+   */
   bodyLimitBytes?: number;
+  /**
+   * How long the handlers of one notification may run before the route answers `500`, so that the service sends it
+   * again. The handlers are not stopped: their notification stays claimed (re-sends get `409`) until they settle, and
+   * is then recorded as handled, or released. Default `8000`, below the 10 s that senders commonly wait.
+   */
+  handlerTimeoutMs?: number;
   /** Recognition of re-sent notifications. */
   dedupe?: NotificationDedupeOptions;
   /**

@@ -1,7 +1,8 @@
 /**
  * What became of one request to the notification route, as its reply says: `acknowledged` (handlers succeeded, or
- * no handler exists), `duplicate` (already handled: acknowledged again), `in-progress` (409), `failed` (500),
- * `unauthorized` (401), `invalid` (400), `too-large` (413), `unsupported-media-type` (415).
+ * no handler exists), `duplicate` (already handled: acknowledged again), `in-progress` (409), `failed` (500, a
+ * handler failed or ran past `handlerTimeoutMs`), `unauthorized` (401), `invalid` (400), `length-required` (411),
+ * `too-large` (413), `unsupported-media-type` (415).
  */
 export type NotificationOutcome =
   | 'acknowledged'
@@ -10,6 +11,7 @@ export type NotificationOutcome =
   | 'failed'
   | 'unauthorized'
   | 'invalid'
+  | 'length-required'
   | 'too-large'
   | 'unsupported-media-type';
 

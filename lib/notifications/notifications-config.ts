@@ -36,6 +36,7 @@ export interface NotificationsConfig {
   readonly path: string;
   readonly verification: NotificationVerificationConfig | 'none';
   readonly bodyLimitBytes: number;
+  readonly handlerTimeoutMs: number;
   readonly dedupe: NotificationDedupeConfig;
   readonly controllerDecorators: readonly ClassDecorator[];
 }
@@ -44,6 +45,7 @@ const NOTIFICATIONS_OPTION_KEYS = optionKeys<NotificationsOptions>()(
   'path',
   'verification',
   'bodyLimitBytes',
+  'handlerTimeoutMs',
   'dedupe',
   'controllerDecorators',
 );
@@ -78,6 +80,7 @@ export function resolveNotificationsConfig(
     path: resolvePath(options.path),
     verification: resolveVerification(options.verification),
     bodyLimitBytes: wholeNumberOption('notifications.bodyLimitBytes', options.bodyLimitBytes, 65_536, 1, 'bytes'),
+    handlerTimeoutMs: resolveHandlerTimeout(options.handlerTimeoutMs),
     dedupe: resolveDedupe(options.dedupe),
     controllerDecorators: resolveControllerDecorators(options.controllerDecorators),
   };
@@ -89,6 +92,17 @@ function resolvePath(path: unknown): string {
     throw new PayoutsConfigError('notifications.path', 'a route path such as "payouts/notifications"');
   }
   return path;
+}
+
+/** Node's timers take at most 2^31 - 1 ms; a larger delay would fire at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+function resolveHandlerTimeout(value: unknown): number {
+  const timeoutMs = wholeNumberOption('notifications.handlerTimeoutMs', value, 8_000, 1, 'milliseconds');
+  if (timeoutMs > MAX_TIMER_MS) {
+    throw new PayoutsConfigError('notifications.handlerTimeoutMs', `at most ${MAX_TIMER_MS} milliseconds (about 24 days)`);
+  }
+  return timeoutMs;
 }
 
 function resolveVerification(verification: unknown): NotificationVerificationConfig | 'none' {

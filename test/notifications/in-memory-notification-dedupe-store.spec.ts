@@ -185,6 +185,26 @@ describe('InMemoryNotificationDedupeStore', () => {
     expect(store.claim('n9800')).toBe('claimed');
   });
 
+  it('forgets the oldest handled keys 1/256 of maxEntries at a time once full', () => {
+    const store = new InMemoryNotificationDedupeStore({ maxEntries: 1000 });
+    for (let sequence = 0; sequence < 1000; sequence++) {
+      store.claim(`n${sequence}`);
+      store.complete(`n${sequence}`);
+    }
+    expect(store.size).toBe(1000);
+    store.claim('next');
+    // ceil(1000 / 256) = 4 keys go at once, so the next three notifications find room without evicting.
+    expect(store.size).toBe(997);
+    expect(['n4', 'n999', 'n3', 'n0', 'n1'].map((key) => store.claim(key))).toEqual([
+      'handled',
+      'handled',
+      'claimed',
+      'claimed',
+      'claimed',
+    ]);
+    expect(store.size).toBe(1000);
+  });
+
   it('forgets expired keys as notifications keep arriving', () => {
     const { time, now } = clock();
     const timed = new InMemoryNotificationDedupeStore({ ttlMs: 10, maxEntries: 1000, now });

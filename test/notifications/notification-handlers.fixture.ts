@@ -31,6 +31,18 @@ export class CardEvents {
   }
 }
 
+/** A synchronous handler that throws on every notification, as a plain method may. */
+@Injectable()
+export class ThrowingRemovals {
+  calls = 0;
+
+  @OnPaymentMethodRemoved()
+  removed(): void {
+    this.calls += 1;
+    throw new Error('removal store unavailable');
+  }
+}
+
 /** A second handler of every event, in another class, to show that all matching handlers run. */
 @Injectable()
 export class AuditTrail {

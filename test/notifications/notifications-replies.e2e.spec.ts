@@ -5,7 +5,7 @@ import {
   NotificationShopper,
   PaymentMethodNotification,
 } from 'nestjs-payouts';
-import { AuditTrail, CardEvents, deferred } from './notification-handlers.fixture.js';
+import { AuditTrail, CardEvents, deferred, ThrowingRemovals } from './notification-handlers.fixture.js';
 import {
   ADAPTERS,
   cardAdded,
@@ -28,15 +28,18 @@ describe.each(ADAPTERS)('notification replies on %s', (adapter) => {
     running = undefined;
   });
 
-  async function start(options: { rawBody?: boolean; bodyLimitBytes?: number; handlers?: 'both' | 'cards' | 'none' } = {}) {
+  async function start(
+    options: { rawBody?: boolean; bodyLimitBytes?: number; handlers?: 'both' | 'cards' | 'none' | 'throwing' } = {},
+  ) {
     logger = new RecordingLogger();
     const handlers = options.handlers ?? 'cards';
+    const providers = { none: [], cards: [CardEvents], both: [CardEvents, AuditTrail], throwing: [ThrowingRemovals] };
     running = await startNotificationsApp({
       adapter,
       logger,
       rawBody: options.rawBody,
       notifications: { verification: 'none', ...(options.bodyLimitBytes && { bodyLimitBytes: options.bodyLimitBytes }) },
-      providers: handlers === 'none' ? [] : handlers === 'both' ? [CardEvents, AuditTrail] : [CardEvents],
+      providers: providers[handlers],
     });
     return running;
   }
@@ -46,11 +49,11 @@ describe.each(ADAPTERS)('notification replies on %s', (adapter) => {
 
   function expectAck(reply: HttpReply): void {
     expect(reply.status).toBe(200);
-    expect(reply.headers['content-type']).toBe('application/json');
+    expect(reply.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(reply.body).toBe(ACK);
   }
 
-  it('acknowledges with exactly 200, application/json and {"ResultCode":0}', async () => {
+  it('acknowledges with exactly 200, application/json; charset=utf-8 and {"ResultCode":0}', async () => {
     await start();
     const reply = await send(cardAdded());
     expectAck(reply);
@@ -122,7 +125,7 @@ describe.each(ADAPTERS)('notification replies on %s', (adapter) => {
     };
     const failed = await send(body);
     expect(failed.status).toBe(500);
-    expect(failed.headers['content-type']).toBe('application/json');
+    expect(failed.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(JSON.parse(failed.body)).toEqual({ statusCode: 500, message: 'The notification could not be handled' });
     expect(failed.body).not.toContain('database down');
     const key = cardEvents().received[0]!.context.dedupeKey;
@@ -131,6 +134,17 @@ describe.each(ADAPTERS)('notification replies on %s', (adapter) => {
     cardEvents().behaviour = () => undefined;
     expectAck(await send(body));
     expect(cardEvents().received).toHaveLength(2);
+  });
+
+  it('answers 500 when a synchronous handler throws, and runs it again on the re-send', async () => {
+    await start({ handlers: 'throwing' });
+    const body = cardAdded({ eventType: 'PAYMENT_METHOD_REMOVED' });
+    for (const attempt of [1, 2]) {
+      const reply = await send(body);
+      expect(reply.status).toBe(500);
+      expect(running!.app.get(ThrowingRemovals).calls).toBe(attempt);
+    }
+    expect(logger.messages('error')).toContainEqual(expect.stringContaining('ThrowingRemovals.removed failed on notification'));
   });
 
   it('acknowledges a re-send of a handled notification without running the handlers again', async () => {
@@ -215,7 +229,7 @@ describe.each(ADAPTERS)('notification replies on %s', (adapter) => {
         paymentMethod: { id: 'pmt_1', type: 'card', card: { lastFour: '42', expirationMonth: '13', expirationYear: 31 } },
       });
       expect(reply.status).toBe(400);
-      expect(reply.headers['content-type']).toBe('application/json');
+      expect(reply.headers['content-type']).toBe('application/json; charset=utf-8');
       const { statusCode, errors } = JSON.parse(reply.body) as { statusCode: number; errors: { field: string }[] };
       expect(statusCode).toBe(400);
       expect(errors.map((error) => error.field)).toEqual([
@@ -257,7 +271,7 @@ describe.each(ADAPTERS)('notification replies on %s', (adapter) => {
       await start({ bodyLimitBytes: 1024 });
       const reply = await send(cardAdded({ padding: 'x'.repeat(2000) }));
       expect(reply.status).toBe(413);
-      expect(JSON.parse(reply.body)).toEqual({ statusCode: 413, message: 'Payload too large' });
+      expect(JSON.parse(reply.body)).toEqual({ statusCode: 413, message: 'request entity too large' });
     });
 
     it('413 on a chunked body over the limit, measured from the raw body', async () => {
@@ -266,10 +280,10 @@ describe.each(ADAPTERS)('notification replies on %s', (adapter) => {
       expect(reply.status).toBe(413);
     });
 
-    it('413 on a chunked body over the limit without rawBody', async () => {
+    it('411 on a chunked body without rawBody, whose size the route cannot know', async () => {
       await start({ bodyLimitBytes: 1024 });
       const reply = await send(cardAdded({ padding: 'x'.repeat(2000) }), { chunked: true });
-      expect(reply.status).toBe(413);
+      expect(reply.status).toBe(411);
     });
 
     it('413 by default above 64 KiB', async () => {
@@ -279,8 +293,8 @@ describe.each(ADAPTERS)('notification replies on %s', (adapter) => {
     });
   });
 
-  it('accepts a body just under the limit and a chunked one', async () => {
-    await start({ bodyLimitBytes: 4096 });
+  it('accepts a body just under the limit and a chunked one when raw bodies are kept', async () => {
+    await start({ bodyLimitBytes: 4096, rawBody: true });
     expectAck(await send(cardAdded({ padding: 'x'.repeat(2000) })));
     expectAck(await send(cardAdded(), { chunked: true }));
     expect(cardEvents().received).toHaveLength(2);

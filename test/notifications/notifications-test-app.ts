@@ -31,7 +31,7 @@ export interface NotificationsAppOptions {
   /** Interface to listen on. Default `127.0.0.1`. */
   host?: string;
   /** Express `trust proxy` setting, or Fastify's `trustProxy` option. */
-  trustProxy?: boolean | string;
+  trustProxy?: boolean | string | number;
   /** Any other app setting, applied before the app initialises. */
   configure?: (app: INestApplication) => void;
 }
@@ -61,7 +61,7 @@ export async function createNotificationsApp(options: NotificationsAppOptions): 
   const adapter =
     options.adapter === 'express'
       ? new ExpressAdapter()
-      : new FastifyAdapter(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy });
+      : new FastifyAdapter(fastifyOptions(options.trustProxy));
   const app = await NestFactory.create(TestAppModule, adapter, {
     logger: options.logger ?? false,
     abortOnError: false,
@@ -90,6 +90,11 @@ export async function bootError(options: NotificationsAppOptions): Promise<unkno
   throw new Error('the app booted');
 }
 
+/** Fastify's `trustProxy` takes each of these kinds of value, though its option types do not take their union. */
+function fastifyOptions(trustProxy: NotificationsAppOptions['trustProxy']): ConstructorParameters<typeof FastifyAdapter>[0] {
+  return trustProxy === undefined ? {} : ({ trustProxy } as ConstructorParameters<typeof FastifyAdapter>[0]);
+}
+
 export async function startNotificationsApp(options: NotificationsAppOptions): Promise<NotificationsApp> {
   const app = await createNotificationsApp(options);
   const host = options.host ?? '127.0.0.1';
@@ -115,7 +120,8 @@ export interface HttpReply {
 }
 
 export interface PostOptions {
-  headers?: Record<string, string>;
+  /** Extra headers; `undefined` leaves a header out, `Content-Type` included. */
+  headers?: Record<string, string | undefined>;
   /** Send the body in two chunks without a Content-Length. */
   chunked?: boolean;
 }
@@ -123,7 +129,9 @@ export interface PostOptions {
 /** POSTs raw bytes; an object is sent as JSON with `Content-Type: application/json` unless headers say otherwise. */
 export function post(url: string, body: unknown, options: PostOptions = {}): Promise<HttpReply> {
   const payload = typeof body === 'string' || Buffer.isBuffer(body) ? Buffer.from(body) : Buffer.from(JSON.stringify(body));
-  const headers = { 'content-type': 'application/json', ...options.headers };
+  const headers = Object.fromEntries(
+    Object.entries({ 'content-type': 'application/json', ...options.headers }).filter(([, value]) => value !== undefined),
+  ) as Record<string, string>;
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method: 'POST', headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];

@@ -67,6 +67,11 @@ describe.each(ADAPTERS)('notification verification on %s', (adapter) => {
       await expectRefused(app.url(`${PATH}?token=${SECRET}x`));
       await expectRefused(app.url(`${PATH}?token=${SECRET}&token=${SECRET}`));
       await expectRefused(app.url(PATH));
+      // Longer in UTF-8 bytes by one multi-byte character, and equal in bytes but not in value.
+      await expectRefused(app.url(`${PATH}?token=${encodeURIComponent(`${SECRET}€`)}`));
+      await expectRefused(app.url(`${PATH}?token=${encodeURIComponent(`${SECRET.slice(0, -3)}€`)}`));
+      await expectRefused(app.url(`${PATH}?token=${SECRET.slice(0, -1)}%FF`));
+      expect((await post(app.url(`${PATH}?token=${SECRET}`), cardAdded())).status).toBe(200);
     });
 
     it('checks verification before validation: an invalid body from an unknown caller gets 401', async () => {

@@ -1,5 +1,8 @@
 import { wholeNumberOption } from '../../common/whole-number-option.js';
-import type { NotificationClaim, NotificationDedupeStore } from '../../interfaces/notification-dedupe-store.interface.js';
+import type {
+  NotificationClaim,
+  NotificationDedupeStore,
+} from '../../interfaces/notification-dedupe-store.interface.js';
 import { StampedKeyQueue } from './stamped-key-queue.js';
 
 export interface InMemoryNotificationDedupeStoreOptions {
@@ -12,89 +15,108 @@ export interface InMemoryNotificationDedupeStoreOptions {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** A full store forgets 1/256 of `maxEntries` at once (390 keys at the default), one key below 256 entries. */
+const EVICTION_BATCH_DIVISOR = 256;
 const OWNER = 'InMemoryNotificationDedupeStore';
 
-/** A claim whose handlers are still running: its stamp in the claim queue, and the delivery that made it. */
-interface RunningClaim {
-  readonly stamp: number;
-  readonly claimId: string | undefined;
-}
-
 /**
- * The default store: bounded in time and size, private to one process. Every operation is O(1) amortised.
+ * The default store: bounded in time and size, private to one process. Every operation is O(1) amortised, and a
+ * notification costs two lookups and two writes of its key in one `Map`.
  *
- * Handled keys map to their expiry time and claims (handlers still running) to a claim number and the delivery's
- * claim id, each map with a queue in arrival order. The handled queue is in expiry order too, as the ttl is fixed,
- * so expired keys are found at its front. When the store is full the oldest handled key goes first: evicting a running claim would let a
- * concurrent re-send run the handlers again. Only when every key is a running claim does the oldest claim go, so
- * the bound always holds.
+ * The map holds each key's state in one number: a handled key its expiry time (milliseconds since the epoch, so
+ * positive), a claim (handlers still running) the negated claim number. A queue per state keeps the keys in arrival
+ * order with the number they were recorded with. The handled queue is in expiry order too, as the ttl is fixed, so
+ * expired keys are found at its front. When the store is full the oldest handled keys go first, 1/256 of
+ * `maxEntries` at a time: evicting a running claim would let a concurrent re-send run the handlers again. Only when
+ * every key is a running claim does the oldest claim go, so the bound always holds. A claim made with a claim id
+ * keeps it aside, so that only that delivery can release it.
  */
 export class InMemoryNotificationDedupeStore implements NotificationDedupeStore {
-  readonly #handled = new Map<string, number>();
-  readonly #claims = new Map<string, RunningClaim>();
-  readonly #handledOrder = new StampedKeyQueue((key, expiresAt) => this.#handled.get(key) === expiresAt);
-  readonly #claimOrder = new StampedKeyQueue((key, stamp) => this.#claims.get(key)?.stamp === stamp);
+  readonly #entries = new Map<string, number>();
+  readonly #handledOrder = new StampedKeyQueue((key, expiresAt) => this.#entries.get(key) === expiresAt);
+  readonly #claimOrder = new StampedKeyQueue((key, claim) => this.#entries.get(key) === claim);
+  /** The claim id of each running claim that was given one. */
+  readonly #claimIds = new Map<string, string>();
   #lastClaim = 0;
   readonly #ttlMs: number;
   readonly #maxEntries: number;
+  readonly #evictionBatch: number;
   readonly #now: () => number;
 
   constructor(options: InMemoryNotificationDedupeStoreOptions = {}) {
     this.#ttlMs = wholeNumberOption('ttlMs', options.ttlMs, DAY_MS, 1, 'milliseconds', OWNER);
     this.#maxEntries = wholeNumberOption('maxEntries', options.maxEntries, 100_000, 1, undefined, OWNER);
+    this.#evictionBatch = Math.ceil(this.#maxEntries / EVICTION_BATCH_DIVISOR);
     this.#now = options.now ?? Date.now;
   }
 
   /** Number of remembered keys, expired ones not yet pruned included. */
   get size(): number {
-    return this.#handled.size + this.#claims.size;
+    return this.#entries.size;
   }
 
   claim(key: string, claimId?: string): NotificationClaim {
-    if (this.#claims.has(key)) return 'in-progress';
+    const entries = this.#entries;
+    const state = entries.get(key);
     const now = this.#now();
-    const expiresAt = this.#handled.get(key);
-    if (expiresAt !== undefined) {
-      if (expiresAt > now) return 'handled';
-      this.#handled.delete(key);
+    if (state !== undefined) {
+      if (state < 0) return 'in-progress';
+      if (state > now) return 'handled';
+      entries.delete(key);
     }
     this.#makeRoom(now);
-    const stamp = ++this.#lastClaim;
-    this.#claims.set(key, { stamp, claimId });
-    this.#claimOrder.push(key, stamp);
+    const claim = -++this.#lastClaim;
+    entries.set(key, claim);
+    this.#claimOrder.push(key, claim);
+    if (claimId !== undefined) this.#claimIds.set(key, claimId);
     return 'claimed';
   }
 
   complete(key: string): void {
+    const entries = this.#entries;
     const now = this.#now();
     const expiresAt = now + this.#ttlMs;
+    const state = entries.get(key);
     // A key completed without a live claim (its claim was evicted) is a new entry and needs room like one.
-    if (!this.#claims.delete(key) && !this.#handled.has(key)) this.#makeRoom(now);
-    if (this.#handled.get(key) === expiresAt) return;
-    this.#handled.set(key, expiresAt);
+    if (state === undefined) this.#makeRoom(now);
+    else if (state === expiresAt) return;
+    this.#claimIds.delete(key);
+    entries.set(key, expiresAt);
     this.#handledOrder.push(key, expiresAt);
   }
 
   /** Drops the caller's own claim only: once full, the store may have evicted it and a re-send claimed the key anew. */
   release(key: string, claimId?: string): void {
-    if (this.#claims.get(key)?.claimId === claimId) this.#claims.delete(key);
+    const state = this.#entries.get(key);
+    if (state === undefined || state >= 0 || this.#claimIds.get(key) !== claimId) return;
+    this.#entries.delete(key);
+    this.#claimIds.delete(key);
   }
 
   /** Forgets expired keys, then, when still full, the oldest handled key, or the oldest claim if none is handled. */
   #makeRoom(now: number): void {
+    const entries = this.#entries;
     const handledOrder = this.#handledOrder;
+    // The usual case, room and nothing expired, costs no lookup.
+    if (entries.size < this.#maxEntries && !handledOrder.frontStampAtMost(now)) return;
     let anyHandled = handledOrder.skipStale();
     while (anyHandled && handledOrder.frontStamp <= now) {
-      this.#handled.delete(handledOrder.frontKey);
+      entries.delete(handledOrder.frontKey);
       handledOrder.shift();
       anyHandled = handledOrder.skipStale();
     }
-    if (this.size < this.#maxEntries) return;
-    if (anyHandled) {
-      this.#handled.delete(handledOrder.frontKey);
+    if (entries.size < this.#maxEntries) return;
+    // A batch at once: the oldest keys lie together in memory, and the notifications that follow find room without
+    // any lookup, rather than each evicting one key from a cold part of the map.
+    for (let batch = this.#evictionBatch; anyHandled && batch > 0; batch--) {
+      entries.delete(handledOrder.frontKey);
       handledOrder.shift();
-    } else if (this.#claimOrder.skipStale()) {
-      this.#claims.delete(this.#claimOrder.frontKey);
+      anyHandled = handledOrder.skipStale();
+    }
+    if (entries.size >= this.#maxEntries && this.#claimOrder.skipStale()) {
+      const evicted = this.#claimOrder.frontKey;
+      entries.delete(evicted);
+      this.#claimIds.delete(evicted);
       this.#claimOrder.shift();
     }
   }

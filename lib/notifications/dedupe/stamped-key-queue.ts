@@ -44,6 +44,14 @@ export class StampedKeyQueue {
     return this.#stamps[this.#head]!;
   }
 
+  /**
+   * Whether the front record, current or stale, has a stamp at most `bound`. Stamps are pushed in non-decreasing
+   * order, so when it has not, no record behind it has either: checked without looking up any key.
+   */
+  frontStampAtMost(bound: number): boolean {
+    return this.#head < this.#stamps.length && this.#stamps[this.#head]! <= bound;
+  }
+
   shift(): void {
     this.#keys[this.#head++] = undefined;
     if (this.#head === this.#keys.length) this.#clear();

@@ -23,6 +23,7 @@ import { NotificationHandlersExplorer } from './notification-handlers.explorer.j
 export class InlineNotificationDispatcher implements NotificationDispatcher, OnModuleInit {
   private readonly logger = new Logger('PayoutsNotifications');
   private handlers!: NotificationHandlerTable;
+  private timeoutMs = 0;
 
   constructor(
     @Inject(NOTIFICATIONS_CONFIG) private readonly config: NotificationsConfig | false,
@@ -31,7 +32,9 @@ export class InlineNotificationDispatcher implements NotificationDispatcher, OnM
   ) {}
 
   onModuleInit(): void {
-    if (this.config) this.handlers = this.explorer.explore();
+    if (!this.config) return;
+    this.handlers = this.explorer.explore();
+    this.timeoutMs = this.config.handlerTimeoutMs;
   }
 
   dispatch(
@@ -79,45 +82,111 @@ export class InlineNotificationDispatcher implements NotificationDispatcher, OnM
     return 'failed';
   }
 
-  /** Runs the handlers of a claimed notification: every one to completion, even when another fails. */
-  private async runAll(
+  /**
+   * Runs the handlers of a claimed notification, every one to completion even when another fails, and answers by
+   * `handlerTimeoutMs` at the latest. The key is recorded (or released) when the handlers settle, not when the route
+   * answers, so a re-send cannot run them while a first run that outlived its timeout may still be running.
+   * Synchronous handlers are settled at once, with no timer and no promise.
+   */
+  private runAll(
     claimId: string,
     handlers: readonly NotificationHandler[],
     notification: PaymentMethodNotification,
     context: NotificationContext,
     trace: NotificationTrace,
-  ): Promise<NotificationDispatchOutcome> {
-    // The reply never precedes a running handler. One handler, the usual case, is awaited without an array.
-    const succeeded =
+  ): NotificationDispatchOutcome | Promise<NotificationDispatchOutcome> {
+    // The reply never precedes a running handler. One handler, the usual case, runs without an array.
+    const run =
       handlers.length === 1
-        ? await this.run(handlers[0]!, notification, context, trace)
-        : (await Promise.all(handlers.map((handler) => this.run(handler, notification, context, trace)))).every(
-            Boolean,
-          );
-    const key = context.dedupeKey;
-    // Once the handlers succeeded, acknowledge even if the store cannot record it, rather than have them run again.
-    const recorded = this.record(succeeded ? 'complete' : 'release', key, claimId);
-    if (recorded) await recorded;
-    return succeeded ? 'handled' : 'failed';
+        ? this.run(handlers[0]!, notification, context, trace)
+        : this.runEach(handlers, notification, context, trace);
+    const { dedupeKey } = context;
+    if (typeof run === 'boolean') return this.settle(run, dedupeKey, claimId);
+    const timeoutMs = this.timeoutMs;
+    const startedAt = Date.now();
+    return new Promise((resolve) => {
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        this.logger.error(
+          `The handlers of notification ${dedupeKey} (${names(handlers)}) did not settle within handlerTimeoutMs ` +
+            `(${timeoutMs} ms); answered 500 so that the service sends it again. The notification stays claimed, ` +
+            'and re-sends get 409, until they settle.',
+        );
+        resolve('failed');
+      }, timeoutMs);
+      void run.then((succeeded) => {
+        clearTimeout(timer);
+        const finish = (outcome: NotificationDispatchOutcome) => {
+          if (timedOut) this.settledLate(dedupeKey, succeeded, Date.now() - startedAt);
+          else resolve(outcome);
+        };
+        const settled = this.settle(succeeded, dedupeKey, claimId);
+        if (typeof settled === 'string') finish(settled);
+        else void settled.then(finish);
+      });
+    });
   }
 
-  /** Awaits one handler; its failure is logged and settles as `false`, so the other handlers still finish. */
-  private async run(
+  /** Several handlers, concurrently; a promise only when one of them is asynchronous. */
+  private runEach(
+    handlers: readonly NotificationHandler[],
+    notification: PaymentMethodNotification,
+    context: NotificationContext,
+    trace: NotificationTrace,
+  ): boolean | Promise<boolean> {
+    const results = handlers.map((handler) => this.run(handler, notification, context, trace));
+    if (results.every((result) => typeof result === 'boolean')) return results.every(Boolean);
+    return Promise.all(results).then((settled) => settled.every(Boolean));
+  }
+
+  /** Records the outcome of settled handlers in the store; a promise only when the store is asynchronous. */
+  private settle(
+    succeeded: boolean,
+    dedupeKey: string,
+    claimId: string,
+  ): NotificationDispatchOutcome | Promise<NotificationDispatchOutcome> {
+    const outcome = succeeded ? 'handled' : 'failed';
+    // Once the handlers succeeded, acknowledge even if the store cannot record it, rather than have them run again.
+    const recorded = this.record(succeeded ? 'complete' : 'release', dedupeKey, claimId);
+    return recorded ? recorded.then(() => outcome) : outcome;
+  }
+
+  private settledLate(dedupeKey: string, succeeded: boolean, elapsedMs: number): void {
+    const outcome = succeeded
+      ? 'recorded as handled: a re-send is acknowledged without running them again'
+      : 'released: a re-send runs them again';
+    this.logger.warn(`The handlers of notification ${dedupeKey} settled after ${elapsedMs} ms, past their timeout; ${outcome}`);
+  }
+
+  /**
+   * Runs one handler: `true` when it succeeded, `false` when it threw or rejected (logged, so that the other handlers
+   * still finish), and a promise of that only when the handler returned one.
+   */
+  private run(
     handler: NotificationHandler,
     notification: PaymentMethodNotification,
     context: NotificationContext,
     trace: NotificationTrace,
-  ): Promise<boolean> {
+  ): boolean | Promise<boolean> {
+    let result: unknown;
     try {
-      await trace.runHandler(handler.name, () => handler.invoke(notification, context));
-      return true;
+      result = trace.runHandler(handler.name, () => handler.invoke(notification, context));
     } catch (error) {
-      this.logger.error(
-        `${handler.name} failed on notification ${context.dedupeKey}; not acknowledged, so the service sends it again`,
-        stackOf(error),
-      );
-      return false;
+      return this.handlerFailed(handler, context, error);
     }
+    if (!isThenable(result)) return true;
+    return Promise.resolve(result).then(resolvedAsSucceeded, (error: unknown) =>
+      this.handlerFailed(handler, context, error),
+    );
+  }
+
+  private handlerFailed(handler: NotificationHandler, context: NotificationContext, error: unknown): false {
+    this.logger.error(
+      `${handler.name} failed on notification ${context.dedupeKey}; not acknowledged, so the service sends it again`,
+      stackOf(error),
+    );
+    return false;
   }
 
   /** Updates the store, returning a promise only when the store is asynchronous; a failure is logged, not thrown. */
@@ -136,4 +205,14 @@ export class InlineNotificationDispatcher implements NotificationDispatcher, OnM
     const action = outcome === 'complete' ? `record notification ${key} as handled` : `release notification ${key}`;
     this.logger.error(`The dedupe store failed to ${action}`, stackOf(error));
   }
+}
+
+const resolvedAsSucceeded = () => true;
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+function names(handlers: readonly NotificationHandler[]): string {
+  return handlers.map((handler) => handler.name).join(', ');
 }

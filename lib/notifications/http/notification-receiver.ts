@@ -1,7 +1,8 @@
-import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { NotificationContext } from '../../interfaces/notification-context.interface.js';
 import type {
+  NotificationOutcome,
   NotificationTrace,
   PayoutsInstrumentation,
 } from '../../interfaces/payouts-instrumentation.interface.js';
@@ -15,7 +16,19 @@ import type { NotificationDispatchOutcome, NotificationDispatcher } from '../dis
 import { notificationDedupeKey } from '../message/notification-dedupe-key.js';
 import { parsePaymentMethodNotification } from '../message/payment-method-notification.parser.js';
 import type { NotificationsConfig } from '../notifications-config.js';
+import { onExpressError } from './express-hooks.js';
+import { type FastifyRequestLike, onFastifyError, onFastifyPreParsing } from './fastify-hooks.js';
+import { expressRefusal, fastifyRefusal } from './framework-refusal.js';
 import type { NotificationHttpRequest } from './notification-http-request.interface.js';
+import {
+  type NotificationRefusal,
+  printable,
+  refusalByHeaders,
+  refusalBySize,
+  refusalByUnknownSize,
+  refusalByVerification,
+} from './notification-refusal.js';
+import { NotificationRefusalLog } from './notification-refusal-log.js';
 import {
   createNotificationReplyWriter,
   NotificationReplies,
@@ -23,6 +36,7 @@ import {
   type NotificationReplyWriter,
 } from './notification-reply.js';
 import { createNotificationVerifier, type NotificationVerifier } from './notification-verifier.js';
+import { isNotificationsRoute } from './notifications-route-metadata.js';
 
 /** The reply for each dispatch outcome: only a failure asks the service to send the notification again. */
 const DISPATCH_REPLIES: Readonly<Record<NotificationDispatchOutcome, NotificationReply>> = {
@@ -33,14 +47,24 @@ const DISPATCH_REPLIES: Readonly<Record<NotificationDispatchOutcome, Notificatio
   failed: NotificationReplies.failed,
 };
 
+/** What an asynchronous step settles with: a reply, or the dispatcher's outcome, which stands for one. */
+type PendingReply = NotificationReply | NotificationDispatchOutcome;
+
 /**
- * The HTTP side of the notification route: content type, size, verification and validation, in that order; a valid
- * notification goes to the dispatcher, whose outcome becomes the reply. Everything that can be prepared is prepared
- * in `onModuleInit`, before the app accepts requests.
+ * The HTTP side of the notification route, in this order: the headers (media type, charset, encoding, an empty body),
+ * the size when it is known, verification, a size that is unknown, then the body; a valid notification goes to the
+ * dispatcher, whose outcome becomes the reply. Nothing before verification walks the body, and an unverified caller
+ * learns nothing beyond `401` unless its headers alone are refused. Every refusal is logged (rate-limited), and everything that can
+ * be prepared is prepared in `onModuleInit`, before the app accepts requests.
+ *
+ * The framework reads and parses the body before the route runs. On Fastify the header checks also run before its
+ * parser, which would otherwise answer a UTF-16 or compressed body differently from Express: the same bytes get the
+ * same reply on both adapters.
  */
 @Injectable()
-export class NotificationReceiver implements OnModuleInit {
+export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('PayoutsNotifications');
+  private readonly refusals = new NotificationRefusalLog(this.logger);
   private verify: NotificationVerifier | undefined;
   private writeReply!: NotificationReplyWriter;
   private bodyLimitBytes = 0;
@@ -64,8 +88,26 @@ export class NotificationReceiver implements OnModuleInit {
     } else {
       this.verify = createNotificationVerifier(config.verification, this.logger);
     }
-    this.writeReply = createNotificationReplyWriter(this.adapterHost.httpAdapter?.getType());
+    const adapter = this.adapterHost.httpAdapter;
+    this.writeReply = createNotificationReplyWriter(adapter?.getType());
     this.bodyLimitBytes = config.bodyLimitBytes;
+    const type = adapter?.getType();
+    if (type === 'fastify') {
+      const instance: unknown = adapter.getInstance();
+      onFastifyPreParsing(instance, (request, reply) => this.answeredBeforeParsing(request, reply));
+      onFastifyError(instance, (request, error) => {
+        if (this.isOwnFastifyRoute(request)) this.frameworkRefused(request, fastifyRefusal(error));
+      });
+    } else if (type === 'express') {
+      const isOwnPath = routePathMatcher(config.path);
+      onExpressError(adapter, (request, error) => {
+        if (request.method === 'POST' && isOwnPath(request.path)) this.frameworkRefused(request, expressRefusal(error));
+      });
+    }
+  }
+
+  onModuleDestroy(): void {
+    this.refusals.close();
   }
 
   /**
@@ -79,7 +121,9 @@ export class NotificationReceiver implements OnModuleInit {
       this.send(response, reply, trace);
       return;
     }
-    return reply.then((settled) => this.send(response, settled, trace));
+    return reply.then((settled) =>
+      this.send(response, typeof settled === 'string' ? DISPATCH_REPLIES[settled] : settled, trace),
+    );
   }
 
   private send(response: unknown, reply: NotificationReply, trace: NotificationTrace): void {
@@ -87,18 +131,51 @@ export class NotificationReceiver implements OnModuleInit {
     trace.end(reply.outcome);
   }
 
-  private reply(request: NotificationHttpRequest, trace: NotificationTrace): NotificationReply | Promise<NotificationReply> {
-    const receivedAt = Date.now();
+  private isOwnFastifyRoute(request: FastifyRequestLike): boolean {
+    return isNotificationsRoute(request.routeOptions.config, this.config as NotificationsConfig);
+  }
+
+  /** Fastify: refuses by the headers and the declared size before the parser reads the body of this route. */
+  private answeredBeforeParsing(request: FastifyRequestLike, reply: unknown): boolean {
+    if (!this.isOwnFastifyRoute(request)) return false;
     const { headers } = request;
-    if (!isJsonMediaType(headers['content-type'])) return NotificationReplies.unsupportedMediaType;
-    if (bodySize(request) > this.bodyLimitBytes) return NotificationReplies.payloadTooLarge;
+    const refusal = refusalByHeaders(headers) ?? refusalBySize(headers, undefined, this.bodyLimitBytes);
+    if (refusal === undefined) return false;
+    this.send(reply, this.refuse(request, refusal), this.instrumentation.startNotification());
+    return true;
+  }
+
+  /** The reply, or a promise of it or of the dispatcher's outcome (mapped to its reply by `receive`). */
+  private reply(request: NotificationHttpRequest, trace: NotificationTrace): NotificationReply | Promise<PendingReply> {
+    const receivedAt = Date.now();
+    const refusal =
+      refusalByHeaders(request.headers) ?? refusalBySize(request.headers, request.rawBody, this.bodyLimitBytes);
+    if (refusal !== undefined) return this.refuse(request, refusal);
     // Verification comes before any look at the body, so an unverified caller learns nothing about it.
-    const verdict = this.verify ? this.verify(request) : true;
-    if (verdict === true) return this.accept(request, receivedAt, trace);
-    if (verdict === false) return NotificationReplies.unauthorized;
-    return verdict.then((verified) =>
-      verified ? this.accept(request, receivedAt, trace) : NotificationReplies.unauthorized,
+    const failure = this.verify?.(request);
+    if (failure === undefined) return this.accept(request, receivedAt, trace);
+    if (typeof failure === 'string') return this.refuse(request, refusalByVerification(failure));
+    return failure.then(
+      (settled): PendingReply | Promise<PendingReply> =>
+        settled === undefined
+          ? this.accept(request, receivedAt, trace)
+          : this.refuse(request, refusalByVerification(settled)),
     );
+  }
+
+  /** Logs a refusal the framework's parser answered before the route ran; the framework sends its own reply. */
+  private frameworkRefused(
+    request: { readonly ip: string | undefined },
+    refusal: { status: number; reason: string } | undefined,
+  ): void {
+    if (refusal === undefined) return;
+    this.refusals.refused(refusal.status, request.ip, refusal.reason);
+    this.instrumentation.startNotification().end(outcomeOfStatus(refusal.status));
+  }
+
+  private refuse(request: { readonly ip: string | undefined }, { reply, reason }: NotificationRefusal): NotificationReply {
+    this.refusals.refused(reply.status, request.ip, reason);
+    return reply;
   }
 
   /** Validates a verified request's body and hands the notification to the dispatcher. */
@@ -106,11 +183,18 @@ export class NotificationReceiver implements OnModuleInit {
     request: NotificationHttpRequest,
     receivedAt: number,
     trace: NotificationTrace,
-  ): NotificationReply | Promise<NotificationReply> {
+  ): NotificationReply | Promise<NotificationDispatchOutcome> {
+    const unknownSize = refusalByUnknownSize(request.headers, request.rawBody);
+    if (unknownSize !== undefined) return this.refuse(request, unknownSize);
     const { body } = request;
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) return NotificationReplies.notAnObject;
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      return this.refuse(request, { reply: NotificationReplies.notAnObject, reason: 'the body is not a JSON object' });
+    }
     const parsed = parsePaymentMethodNotification(body as Record<string, unknown>);
-    if (parsed.errors) return NotificationReply.invalid(parsed.errors);
+    if (parsed.errors) {
+      const fields = parsed.errors.map((error) => printable(error.field)).join(', ');
+      return this.refuse(request, { reply: NotificationReply.invalid(parsed.errors), reason: `invalid fields ${fields}` });
+    }
 
     const { notification } = parsed;
     trace.validated(notification.eventType);
@@ -123,24 +207,33 @@ export class NotificationReceiver implements OnModuleInit {
       account: this.account,
     };
     const outcome = this.dispatcher.dispatch(notification, context, trace);
-    if (typeof outcome === 'string') return DISPATCH_REPLIES[outcome];
-    return outcome.then((settled) => DISPATCH_REPLIES[settled]);
+    return typeof outcome === 'string' ? DISPATCH_REPLIES[outcome] : outcome;
   }
 }
 
-function isJsonMediaType(contentType: string | undefined): boolean {
-  if (contentType === 'application/json') return true;
-  if (contentType === undefined) return false;
-  const end = contentType.indexOf(';');
-  return (end === -1 ? contentType : contentType.slice(0, end)).trim().toLowerCase() === 'application/json';
+/** The outcome a framework's 4xx stands for. */
+function outcomeOfStatus(status: number): NotificationOutcome {
+  switch (status) {
+    case 413:
+      return 'too-large';
+    case 415:
+      return 'unsupported-media-type';
+    case 411:
+      return 'length-required';
+    default:
+      return 'invalid';
+  }
 }
 
 /**
- * The declared Content-Length when there is one (the framework parser already enforced it matches);
- * for a chunked upload, the raw body when the app keeps it, else the size of the parsed JSON.
+ * Whether an Express request path is the route's: its configured path, under any global prefix, in any case and with
+ * an optional trailing slash, as Express matches it. Only used to log the refusals of Express's body parser, which
+ * runs before routing, so the route itself cannot be asked.
  */
-function bodySize(request: NotificationHttpRequest): number {
-  const declared = request.headers['content-length'];
-  if (declared !== undefined) return Number(declared);
-  return request.rawBody?.length ?? Buffer.byteLength(JSON.stringify(request.body) ?? '');
+function routePathMatcher(path: string): (requestPath: string) => boolean {
+  const own = `/${path.replace(/^\/+|\/+$/g, '').toLowerCase()}`;
+  return (requestPath) => {
+    const lower = requestPath.toLowerCase();
+    return (lower.endsWith('/') ? lower.slice(0, -1) : lower).endsWith(own);
+  };
 }

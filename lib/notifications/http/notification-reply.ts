@@ -2,16 +2,28 @@ import type { ServerResponse } from 'node:http';
 import type { NotificationOutcome } from '../../interfaces/payouts-instrumentation.interface.js';
 import type { NotificationFieldError } from '../message/payment-method-notification.parser.js';
 
-/** A status and a JSON body, serialised once (every fixed reply is built at module load), and what it stands for. */
+/** The `Content-Type` of every reply of the route, as both frameworks send JSON. */
+export const NOTIFICATION_REPLY_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * A status and a JSON body, serialised once (every fixed reply is built at module load), and what it stands for.
+ * The body is a string: Node writes a string body in the same packet as the head, a `Buffer` in a second one
+ * (Fastify, given a string, adds `charset=utf-8` to a JSON type that has none, hence the constant's charset).
+ */
 export class NotificationReply {
+  /** The body's length in bytes, for `Content-Length`. */
+  readonly byteLength: number;
+
   private constructor(
     readonly status: number,
-    readonly body: Buffer,
+    readonly body: string,
     readonly outcome: NotificationOutcome,
-  ) {}
+  ) {
+    this.byteLength = Buffer.byteLength(body);
+  }
 
   static json(status: number, value: unknown, outcome: NotificationOutcome): NotificationReply {
-    return new NotificationReply(status, Buffer.from(JSON.stringify(value)), outcome);
+    return new NotificationReply(status, JSON.stringify(value), outcome);
   }
 
   static invalid(errors: readonly NotificationFieldError[]): NotificationReply {
@@ -21,6 +33,22 @@ export class NotificationReply {
 
 const error = (statusCode: number, message: string, outcome: NotificationOutcome) =>
   NotificationReply.json(statusCode, { statusCode, message }, outcome);
+
+/*
+ * The wording of the `413` and of the `415`s for a charset or an encoding is that of Express's body parser, which
+ * refuses some of these requests before the route runs: the same bytes then get the same reply on either adapter,
+ * whichever of the two answered.
+ */
+
+/** `415` for a `charset` other than UTF-8, named in capitals as Express's parser names it. */
+export function unsupportedCharsetReply(charset: string): NotificationReply {
+  return error(415, `unsupported charset "${charset.toUpperCase()}"`, 'unsupported-media-type');
+}
+
+/** `415` for a `Content-Encoding` other than `identity`, lower-cased as Express's parser reports it. */
+export function unsupportedEncodingReply(encoding: string): NotificationReply {
+  return error(415, `unsupported content encoding "${encoding}"`, 'unsupported-media-type');
+}
 
 /** The only reply the service counts as received: `200 {"ResultCode":0}`. */
 const ACK = { ResultCode: 0 };
@@ -32,7 +60,8 @@ export const NotificationReplies = {
   unauthorized: error(401, 'Unauthorized', 'unauthorized'),
   notAnObject: error(400, 'The notification must be a JSON object', 'invalid'),
   inProgress: error(409, 'This notification is being handled; send it again later', 'in-progress'),
-  payloadTooLarge: error(413, 'Payload too large', 'too-large'),
+  lengthRequired: error(411, 'Content-Length required', 'length-required'),
+  payloadTooLarge: error(413, 'request entity too large', 'too-large'),
   unsupportedMediaType: error(415, 'Content-Type must be application/json', 'unsupported-media-type'),
   failed: error(500, 'The notification could not be handled', 'failed'),
 } as const;
@@ -43,7 +72,7 @@ export type NotificationReplyWriter = (response: unknown, reply: NotificationRep
 interface FastifyReplyLike {
   code(status: number): FastifyReplyLike;
   header(name: string, value: string): FastifyReplyLike;
-  send(body: Buffer): unknown;
+  send(body: string): unknown;
 }
 
 /**
@@ -53,13 +82,16 @@ interface FastifyReplyLike {
 export function createNotificationReplyWriter(adapterType: string | undefined): NotificationReplyWriter {
   if (adapterType === 'fastify') {
     return (response, reply) => {
-      (response as FastifyReplyLike).code(reply.status).header('content-type', 'application/json').send(reply.body);
+      (response as FastifyReplyLike)
+        .code(reply.status)
+        .header('content-type', NOTIFICATION_REPLY_CONTENT_TYPE)
+        .send(reply.body);
     };
   }
   // Express, and any adapter whose response is Node's own `ServerResponse`.
   return (response, reply) => {
     (response as ServerResponse)
-      .writeHead(reply.status, { 'content-type': 'application/json', 'content-length': reply.body.length })
+      .writeHead(reply.status, { 'content-type': NOTIFICATION_REPLY_CONTENT_TYPE, 'content-length': reply.byteLength })
       .end(reply.body);
   };
 }

@@ -2,6 +2,7 @@ import { Controller, Inject, Post, Req, Res, type Type, VERSION_NEUTRAL } from '
 import type { NotificationHttpRequest } from './notification-http-request.interface.js';
 import { NotificationReceiver } from './notification-receiver.js';
 import type { NotificationsConfig } from '../notifications-config.js';
+import { markNotificationsRoute } from './notifications-route-metadata.js';
 
 const ROUTE_METHOD = 'receive';
 
@@ -34,5 +35,7 @@ export function bindNotificationsRoute(controller: Type<unknown>, config: Notifi
   }
   const prototype = controller.prototype as object;
   const descriptor = Object.getOwnPropertyDescriptor(prototype, ROUTE_METHOD)!;
+  // On Fastify, the receiver recognises its own route's requests by this mark, before their body is parsed.
+  markNotificationsRoute(descriptor.value as object, config);
   Post()(prototype, ROUTE_METHOD, descriptor);
 }

@@ -12,9 +12,13 @@ const MAX_LOCAL_PART_LENGTH = 64;
 const EVERYDAY_ADDRESS =
   /^[\w!#$%&'*+/=?^`{|}~-]+(?:\.[\w!#$%&'*+/=?^`{|}~-]+)*@(?:[A-Za-z\d](?:[A-Za-z\d-]{0,61}[A-Za-z\d])?\.)+[A-Za-z]{2,63}$/;
 
+/** A UTF-16 surrogate not part of a pair: valid in a JSON string, but no character at all. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
 /**
  * class-validator's `isEmail`, the check behind `@IsEmail()`, with a fast path: it costs several times a single
  * pattern test, so everyday addresses are accepted by the pattern and only the rest go through `isEmail`.
+ * A string with a lone surrogate is no address, and `isEmail` would throw on it (it measures bytes with `encodeURI`).
  */
 export function isEmailAddress(value: unknown): boolean {
   if (typeof value !== 'string') return false;
@@ -26,5 +30,5 @@ export function isEmailAddress(value: unknown): boolean {
   ) {
     return true;
   }
-  return isEmail(value);
+  return !LONE_SURROGATE.test(value) && isEmail(value);
 }

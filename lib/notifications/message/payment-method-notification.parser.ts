@@ -14,6 +14,7 @@ import {
   NotificationShopper,
   PaymentMethodNotification,
 } from './payment-method-notification.js';
+import { findPrototypeKey, joinPath, prototypeKeyPath } from './prototype-key.js';
 
 /** One failing field of a rejected notification, named by its dotted path. */
 export interface NotificationFieldError {
@@ -27,12 +28,14 @@ export type NotificationParseResult =
 
 const NON_EMPTY_STRING = 'must be a non-empty string';
 const OBJECT = 'must be an object';
+const PROTOTYPE_KEY = "must not be a key: it could replace an object's prototype";
 
 /**
  * Validates a parsed JSON object and builds the handler's class instances, in one pass and without reflection.
  * It applies the rules declared on the classes of `payment-method-notification.ts` with class-validator decorators;
  * a property-based test holds the two to the same verdicts. The date format is checked by the very class-validator
  * function the decorator calls, the e-mail format by `isEmailAddress`, which gives the same verdicts faster.
+ * One rule has no decorator: a valid body has no key that could replace a prototype (see `prototype-key.ts`).
  */
 export function parsePaymentMethodNotification(body: JsonObject): NotificationParseResult {
   let errors: NotificationFieldError[] | undefined;
@@ -45,7 +48,7 @@ export function parsePaymentMethodNotification(body: JsonObject): NotificationPa
 
   const { eventType, timestamp, shopper, paymentMethod } = body;
   if (!isNonEmptyString(eventType)) fail('eventType', NON_EMPTY_STRING);
-  if (!isISO8601(timestamp)) fail('timestamp', 'must be an ISO 8601 date-time string');
+  if (!isTimestamp(timestamp)) fail('timestamp', 'must be an ISO 8601 date-time string');
 
   if (!isJsonObject(shopper)) {
     fail('shopper', OBJECT);
@@ -77,14 +80,38 @@ export function parsePaymentMethodNotification(body: JsonObject): NotificationPa
   }
 
   if (errors) return { errors };
-  const notification = copyInto(new PaymentMethodNotification(), body);
-  notification.shopper = copyInto(new NotificationShopper(), shopper as JsonObject);
-  const method = copyInto(new NotificationPaymentMethod(), paymentMethod as JsonObject);
+  // Copying visits every key of the objects handlers receive; the values they hold besides those objects (unknown
+  // fields) are searched for prototype keys as they are copied.
+  const notification = new PaymentMethodNotification();
+  const notificationShopper = new NotificationShopper();
+  const method = new NotificationPaymentMethod();
+  let prototypeKey =
+    copyFields(notification, body, '', isNestedInNotification) ??
+    copyFields(notificationShopper, shopper as JsonObject, 'shopper') ??
+    copyFields(method, paymentMethod as JsonObject, 'paymentMethod', isNestedInPaymentMethod);
   if (isJsonObject(method.card)) {
-    method.card = copyInto(new NotificationCard(), method.card);
+    const card = new NotificationCard();
+    prototypeKey ??= copyFields(card, method.card, 'paymentMethod.card');
+    method.card = card;
   }
+  if (prototypeKey !== undefined) return { errors: [{ field: prototypeKey, message: PROTOTYPE_KEY }] };
+  notification.shopper = notificationShopper;
   notification.paymentMethod = method;
   return { notification };
+}
+
+// Valid notifications have these objects, copied on their own; a card only when it is an object.
+const isNestedInNotification = (key: string) => key === 'shopper' || key === 'paymentMethod';
+const isNestedInPaymentMethod = (key: string, value: unknown) => key === 'card' && isJsonObject(value);
+
+/**
+ * The UTC form the service's sample uses, which `isISO8601` accepts too: tested first, as `isISO8601`'s pattern,
+ * covering every ISO 8601 form, costs several times as much.
+ */
+const UTC_DATE_TIME = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,9})?Z$/;
+
+function isTimestamp(value: unknown): boolean {
+  return typeof value === 'string' && (UTC_DATE_TIME.test(value) || isISO8601(value));
 }
 
 function isNonEmptyString(value: unknown): value is string {
@@ -97,14 +124,26 @@ function isPresent(value: unknown): boolean {
 }
 
 /**
- * Copies own fields, unknown ones included. `__proto__` and `constructor` are skipped, as class-transformer does:
- * JSON.parse makes `__proto__` an own key, and assigning it would replace the instance's prototype.
+ * Copies own fields, unknown ones included, and returns the path of the first key that could replace a prototype
+ * (see `prototype-key.ts`), in `source` or in the values it holds, but for those `isNested` names, which are copied
+ * (and searched) in turn. `constructor` is skipped, as class-transformer does; `__proto__` is never copied.
  */
-function copyInto<T extends object>(target: T, source: JsonObject): T {
+function copyFields<T extends object>(
+  target: T,
+  source: JsonObject,
+  path: string,
+  isNested?: (key: string, value: unknown) => boolean,
+): string | undefined {
+  let found: string | undefined;
   for (const key of Object.keys(source)) {
-    if (key !== '__proto__' && key !== 'constructor') {
-      (target as JsonObject)[key] = source[key];
+    const value = source[key];
+    const prototypeKey = prototypeKeyPath(path, key, value);
+    if (prototypeKey !== undefined) return prototypeKey;
+    if (key === 'constructor') continue;
+    (target as JsonObject)[key] = value;
+    if (found === undefined && typeof value === 'object' && value !== null && !isNested?.(key, value)) {
+      found = findPrototypeKey(value, joinPath(path, key));
     }
   }
-  return target;
+  return found;
 }

@@ -1,0 +1,124 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { NotificationsOptions } from 'nestjs-payouts';
+import { CardEvents } from './notification-handlers.fixture.js';
+import {
+  ADAPTERS,
+  cardAdded,
+  type NotificationsApp,
+  post,
+  startNotificationsApp,
+} from './notifications-test-app.js';
+import { RecordingLogger } from '../recording-logger.js';
+
+const SECRET = 'limits-secret-0123456789abcdef';
+const PATH = 'payouts/notifications';
+const TOO_LARGE = { statusCode: 413, message: 'request entity too large' };
+const LENGTH_REQUIRED = { statusCode: 411, message: 'Content-Length required' };
+
+/** A valid notification whose unknown field `nested` holds `depth` nested arrays: small, but deep. */
+function deeplyNested(depth: number): string {
+  return JSON.stringify(cardAdded()).replace('{', `{"nested":${'['.repeat(depth)}${']'.repeat(depth)},`);
+}
+
+/** A valid notification padded with `spaces` spaces of whitespace, which no re-serialisation would count. */
+function paddedWithSpaces(spaces: number): string {
+  return JSON.stringify(cardAdded()).replace('{', `{${' '.repeat(spaces)}`);
+}
+
+/*
+ * The size limit counts the bytes received, never a re-serialisation of the parsed body, and nothing walks the body
+ * before verification: the shape of a body can neither crash the route nor slip past the limit.
+ */
+describe.each(ADAPTERS)('body size and shape on %s', (adapter) => {
+  let running: NotificationsApp | undefined;
+  let logger: RecordingLogger;
+
+  afterEach(async () => {
+    await running?.close();
+    running = undefined;
+  });
+
+  async function start(notifications: Partial<NotificationsOptions>, rawBody = false): Promise<NotificationsApp> {
+    logger = new RecordingLogger();
+    running = await startNotificationsApp({
+      adapter,
+      logger,
+      rawBody,
+      notifications: { verification: { secret: { value: SECRET } }, ...notifications },
+      providers: [CardEvents],
+    });
+    return running;
+  }
+
+  const handled = () => running!.app.get(CardEvents).received;
+  const url = (token: string) => running!.url(`${PATH}?token=${token}`);
+
+  it('answers 401, never 500, to a wrong secret with a chunked body nested 40,000 levels deep', async () => {
+    await start({});
+    const reply = await post(url('wrong'), deeplyNested(40_000), { chunked: true });
+    expect(reply.status).toBe(401);
+    expect(JSON.parse(reply.body)).toEqual({ statusCode: 401, message: 'Unauthorized' });
+    expect(logger.messages('error')).toEqual([]);
+  });
+
+  it('acknowledges that deep body from a verified sender when it fits the limit, and hands it over whole', async () => {
+    await start({ bodyLimitBytes: 100_000 }, true);
+    const body = deeplyNested(40_000);
+    const reply = await post(url(SECRET), body, { chunked: true });
+    expect(reply.status).toBe(200);
+    expect(handled()).toHaveLength(1);
+    expect(handled()[0]!.context.rawBody!.length).toBe(Buffer.byteLength(body));
+  });
+
+  it('counts the whitespace of a chunked body: 413 past the limit when raw bodies are kept', async () => {
+    await start({ bodyLimitBytes: 4096 }, true);
+    const reply = await post(url(SECRET), paddedWithSpaces(5000), { chunked: true });
+    expect(reply.status).toBe(413);
+    expect(JSON.parse(reply.body)).toEqual(TOO_LARGE);
+    expect(handled()).toEqual([]);
+  });
+
+  it('answers 411 to a chunked body it cannot count (raw bodies not kept), however small it parses', async () => {
+    await start({ bodyLimitBytes: 4096 });
+    for (const body of [paddedWithSpaces(5000), JSON.stringify(cardAdded())]) {
+      const reply = await post(url(SECRET), body, { chunked: true });
+      expect(reply.status).toBe(411);
+      expect(JSON.parse(reply.body)).toEqual(LENGTH_REQUIRED);
+    }
+    expect(handled()).toEqual([]);
+  });
+
+  it('still answers 401 first to an unverified chunked body it cannot count', async () => {
+    await start({});
+    const reply = await post(url('wrong'), JSON.stringify(cardAdded()), { chunked: true });
+    expect(reply.status).toBe(401);
+  });
+
+  it('accepts a chunked body under the limit when raw bodies are kept', async () => {
+    await start({ bodyLimitBytes: 4096 }, true);
+    const reply = await post(url(SECRET), paddedWithSpaces(1000), { chunked: true });
+    expect(reply.status).toBe(200);
+    expect(handled()).toHaveLength(1);
+  });
+
+  it('refuses by Content-Length with 413 before verification, for any caller', async () => {
+    await start({ bodyLimitBytes: 4096 });
+    for (const token of ['wrong', SECRET]) {
+      const reply = await post(url(token), paddedWithSpaces(5000));
+      expect(reply.status).toBe(413);
+      expect(JSON.parse(reply.body)).toEqual(TOO_LARGE);
+    }
+    expect(handled()).toEqual([]);
+  });
+
+  it('refuses a body over the default 64 KiB with the same reply as the framework parser past its own limit', async () => {
+    await start({});
+    const overRoute = await post(url(SECRET), paddedWithSpaces(70_000));
+    const overFramework = await post(url(SECRET), paddedWithSpaces(2_000_000));
+    expect(overRoute.status).toBe(413);
+    expect(JSON.parse(overRoute.body)).toEqual(TOO_LARGE);
+    expect(overFramework.status).toBe(413);
+    expect(JSON.parse(overFramework.body)).toEqual(TOO_LARGE);
+    expect(handled()).toEqual([]);
+  });
+});
