@@ -53,7 +53,17 @@ export {
   NotificationShopper,
   PaymentMethodNotification,
 } from './notifications/message/payment-method-notification.js';
-export type { NotificationContext } from './interfaces/notification-context.interface.js';
+export type { NotificationContext, NotificationSource } from './interfaces/notification-context.interface.js';
+export type {
+  DispatchedNotification,
+  NotificationDispatcher,
+  NotificationDispatcherFactory,
+  NotificationDispatcherHost,
+  NotificationDispatchOutcome,
+  NotificationFieldProblem,
+  NotificationHandlerRef,
+} from './interfaces/notification-dispatcher.interface.js';
+export type { NotificationTrace } from './interfaces/payouts-instrumentation.interface.js';
 /** The dedupe store of a registration, for `overrideProvider` in tests. */
 export { NOTIFICATION_DEDUPE_STORE } from './payouts.constants.js';
 export type {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { stackOf } from '../../common/error-stack.js';
 import type { NotificationContext } from '../../interfaces/notification-context.interface.js';
 import type {
@@ -7,12 +7,11 @@ import type {
   NotificationDedupeStore,
 } from '../../interfaces/notification-dedupe-store.interface.js';
 import type { NotificationTrace } from '../../interfaces/payouts-instrumentation.interface.js';
-import { NOTIFICATION_DEDUPE_STORE, NOTIFICATIONS_CONFIG } from '../../payouts.constants.js';
+import { NOTIFICATION_DEDUPE_STORE } from '../../payouts.constants.js';
 import type { PaymentMethodNotification } from '../message/payment-method-notification.js';
-import type { NotificationsConfig } from '../notifications-config.js';
-import type { NotificationDispatchOutcome, NotificationDispatcher } from './notification-dispatcher.js';
-import type { NotificationHandler, NotificationHandlerTable } from './notification-handler-table.js';
-import { NotificationHandlersExplorer } from './notification-handlers.explorer.js';
+import type { NotificationDispatchOutcome, NotificationDispatcher } from '../../interfaces/notification-dispatcher.interface.js';
+import { DiscoveredNotificationHandlers } from './discovered-notification-handlers.js';
+import type { NotificationHandler } from './notification-handler-table.js';
 
 /**
  * The default dispatcher: claims the notification in the dedupe store, runs its handlers before the route replies,
@@ -20,19 +19,13 @@ import { NotificationHandlersExplorer } from './notification-handlers.explorer.j
  * Synchronous until something is really asynchronous (a store returning promises, the handlers).
  */
 @Injectable()
-export class InlineNotificationDispatcher implements NotificationDispatcher, OnModuleInit {
+export class InlineNotificationDispatcher implements NotificationDispatcher {
   private readonly logger = new Logger('PayoutsNotifications');
-  private handlers!: NotificationHandlerTable;
 
   constructor(
-    @Inject(NOTIFICATIONS_CONFIG) private readonly config: NotificationsConfig | false,
     @Inject(NOTIFICATION_DEDUPE_STORE) private readonly store: NotificationDedupeStore,
-    @Inject(NotificationHandlersExplorer) private readonly explorer: NotificationHandlersExplorer,
+    @Inject(DiscoveredNotificationHandlers) private readonly handlers: DiscoveredNotificationHandlers,
   ) {}
-
-  onModuleInit(): void {
-    if (this.config) this.handlers = this.explorer.explore();
-  }
 
   dispatch(
     notification: PaymentMethodNotification,
