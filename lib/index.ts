@@ -97,3 +97,5 @@ export type { PayoutsCallTarget } from './errors/payouts-call-target.js';
 export { PayoutsAccessTokenError } from './errors/payouts-access-token.error.js';
 export { NotificationHandlerScopeError } from './errors/notification-handler-scope.error.js';
 export { RedisDedupeStoreError, type RedisDedupeStoreOperation } from './errors/redis-dedupe-store.error.js';
+export { NotificationEnqueueError } from './errors/notification-enqueue.error.js';
+export { NotificationHandlersError } from './errors/notification-handlers.error.js';
