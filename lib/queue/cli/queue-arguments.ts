@@ -83,7 +83,7 @@ function parse(args: string[], env: NodeJS.ProcessEnv): QueueInvocation | 'help'
   }
   return {
     action,
-    connection: parseRedisUrl(values['redis-url'] ?? env.REDIS_URL),
+    connection: parseRedisUrl(values['redis-url'] ?? (env.REDIS_URL || undefined)),
     queueName: values.queue ?? notificationsQueueName(values.account),
     prefix: values.prefix,
     job: action === 'replay' ? parseJob(values.job, values.all) : undefined,
