@@ -5,12 +5,20 @@ import { measureColdStart } from './phases/cold-start.phase.js';
 import { measureDedupeMemory } from './phases/dedupe-memory.phase.js';
 import { measureNotificationRoute } from './phases/notification-route.phase.js';
 import { measurePayoutsClient } from './phases/payouts-client.phase.js';
+import { measureQueueDelay } from './phases/queue-delay.phase.js';
 import { measureRedisMemory } from './phases/redis-memory.phase.js';
 import { FULL_SETTINGS, QUICK_SETTINGS } from './settings.js';
 
 const quick = process.argv.includes('--quick');
 const SETTINGS = quick ? QUICK_SETTINGS : FULL_SETTINGS;
-const PHASES = ['notification-route', 'payouts-client', 'dedupe-memory', 'redis-memory', 'cold-start'] as const;
+const PHASES = [
+  'notification-route',
+  'queue-delay',
+  'payouts-client',
+  'dedupe-memory',
+  'redis-memory',
+  'cold-start',
+] as const;
 /** `--phase=payouts-client` runs that phase alone, for before/after figures of a change that touches only it. */
 const onlyPhase = process.argv.find((arg) => arg.startsWith('--phase='))?.slice('--phase='.length);
 if (onlyPhase !== undefined && !(PHASES as readonly string[]).includes(onlyPhase)) {
@@ -49,6 +57,7 @@ console.log(
 
 try {
   const route = runs('notification-route') ? await measureNotificationRoute(SETTINGS) : { failures: 0 };
+  if (runs('queue-delay')) await measureQueueDelay(SETTINGS);
   if (runs('payouts-client')) await measurePayoutsClient(SETTINGS);
   if (runs('dedupe-memory')) await measureDedupeMemory(SETTINGS.dedupeCheckpoints);
   if (runs('redis-memory')) await measureRedisMemory(SETTINGS.dedupeCheckpoints);

@@ -86,7 +86,11 @@ export function resolvePayoutsQueueOptions(options: PayoutsQueueOptions): Payout
   rejectUnknownKeys(options, OPTION_KEYS, '', QUEUE_OWNER);
   const { connection, queueName, prefix, route = true, worker = true } = options;
   if (connection === null || typeof connection !== 'object') {
-    throw new PayoutsConfigError('connection', 'Redis connection options such as { host, port }, or a client', QUEUE_OWNER);
+    throw new PayoutsConfigError(
+      'connection',
+      'Redis connection options such as { host, port }, or a client',
+      QUEUE_OWNER,
+    );
   }
   // BullMQ refuses `:` in a queue name: it separates the parts of its keys.
   if (queueName !== undefined && (typeof queueName !== 'string' || !/^[A-Za-z0-9][\w.-]{0,99}$/.test(queueName))) {
@@ -96,7 +100,11 @@ export function resolvePayoutsQueueOptions(options: PayoutsQueueOptions): Payout
     throw new PayoutsConfigError('prefix', 'a non-empty string such as "bull"', QUEUE_OWNER);
   }
   if (typeof route !== 'boolean' || typeof worker !== 'boolean' || (!route && !worker)) {
-    throw new PayoutsConfigError('route', 'route, worker or both left true: an instance must do one of them', QUEUE_OWNER);
+    throw new PayoutsConfigError(
+      'route',
+      'route, worker or both left true: an instance must do one of them',
+      QUEUE_OWNER,
+    );
   }
   return {
     connection,

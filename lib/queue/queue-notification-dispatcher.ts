@@ -1,9 +1,4 @@
-import {
-  Logger,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-  type OnModuleDestroy,
-} from '@nestjs/common';
+import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
 import { Queue, Worker } from 'bullmq';
 import { stackOf } from '../common/error-stack.js';
 import { withDeadline } from '../common/with-deadline.js';
@@ -124,7 +119,8 @@ export class QueueNotificationDispatcher
   ): void {
     const key = readNotificationJobData(job.data)?.dedupeKey ?? `in job ${job.id}`;
     const attempts = job.opts.attempts ?? 1;
-    const final = error.name === 'UnrecoverableError' || job.attemptsMade >= attempts || typeof job.finishedOn === 'number';
+    const final =
+      error.name === 'UnrecoverableError' || job.attemptsMade >= attempts || typeof job.finishedOn === 'number';
     if (!final) {
       this.logger.warn(`Notification ${key} failed attempt ${job.attemptsMade} of ${attempts}; it is retried`);
       return;

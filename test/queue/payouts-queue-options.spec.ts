@@ -14,7 +14,11 @@ describe('payoutsQueue() options', () => {
     [{}, 'connection', 'Redis connection options such as { host, port }, or a client'],
     [{ connection, queueName: 'a:b' }, 'queueName', 'up to 100 letters, digits, "-", "_" or "."'],
     [{ connection, prefix: '' }, 'prefix', 'a non-empty string such as "bull"'],
-    [{ connection, route: false, worker: false }, 'route', 'route, worker or both left true: an instance must do one of them'],
+    [
+      { connection, route: false, worker: false },
+      'route',
+      'route, worker or both left true: an instance must do one of them',
+    ],
     [{ connection, attempts: 0 }, 'attempts', 'a whole number from 1 to 1000'],
     [{ connection, backoffMs: 1.5 }, 'backoffMs', 'a whole number from 1 to 86400000'],
     [{ connection, retentionMs: 500 }, 'retentionMs', 'a whole number of at least 1000'],
@@ -29,7 +33,9 @@ describe('payoutsQueue() options', () => {
       thrown = error;
     }
     expect(thrown).toBeInstanceOf(PayoutsConfigError);
-    expect((thrown as PayoutsConfigError).message).toBe(`payoutsQueue option "${option}" is invalid: expected ${expected}.`);
+    expect((thrown as PayoutsConfigError).message).toBe(
+      `payoutsQueue option "${option}" is invalid: expected ${expected}.`,
+    );
     expect((thrown as Error).message).not.toContain('redis-password-91c2');
   });
 });

@@ -35,7 +35,8 @@ class CardEvents {
     const behaviour = notification.testBehaviour ?? {};
     console.log(`handler-start ${id} ${context.attempt}`);
     if (behaviour.delayMs) await new Promise((resolve) => setTimeout(resolve, behaviour.delayMs));
-    if (context.attempt <= (behaviour.failAttempts ?? 0)) throw new Error(`failed attempt ${context.attempt}, as asked`);
+    if (context.attempt <= (behaviour.failAttempts ?? 0))
+      throw new Error(`failed attempt ${context.attempt}, as asked`);
     console.log(`handler-done ${id}`);
   }
 }
@@ -85,9 +86,13 @@ const logger = {
   error: (message) => console.log(`error ${String(message).split('\n')[0]}`),
   fatal: (message) => console.log(`error ${String(message).split('\n')[0]}`),
 };
-const app = await NestFactory.create(AppModule, options.adapter === 'fastify' ? new FastifyAdapter() : new ExpressAdapter(), {
-  logger,
-});
+const app = await NestFactory.create(
+  AppModule,
+  options.adapter === 'fastify' ? new FastifyAdapter() : new ExpressAdapter(),
+  {
+    logger,
+  },
+);
 app.enableShutdownHooks();
 if (role === 'worker') {
   await app.init();

@@ -40,7 +40,10 @@ describeWithRedis('nestjs-payouts queue (a real process against a real Redis)', 
     app.events.behaviour = () => {
       if (broken) throw new Error('the ledger is read-only');
     };
-    for (const notification of failing) expect((await post(app.route, notification)).body).toBe(ACK);
+    for (const notification of failing) {
+      const reply = await post(app.route, notification);
+      if (reply.body !== ACK) throw new Error(`the route answered ${reply.status} ${reply.body}`);
+    }
     await eventually(async () => ((await app.queue.getFailedCount()) === 2 ? true : undefined), 10_000, 'both fail');
   });
   afterAll(async () => {
@@ -51,7 +54,8 @@ describeWithRedis('nestjs-payouts queue (a real process against a real Redis)', 
   const queueCli = (args: string[], env: NodeJS.ProcessEnv = {}) => runCli(['queue', ...args], 15_000, env);
   const completed = (notification: Record<string, unknown>) =>
     eventually(
-      async () => ((await app.queue.getJob(notificationJobId(dedupeKeyOf(notification))))?.finishedOn ? true : undefined),
+      async () =>
+        (await app.queue.getJob(notificationJobId(dedupeKeyOf(notification))))?.finishedOn ? true : undefined,
       10_000,
       'the replayed job completes',
     );
@@ -64,14 +68,16 @@ describeWithRedis('nestjs-payouts queue (a real process against a real Redis)', 
     const [heading, ...rows] = run.stdout.trimEnd().split('\n');
     expect(heading).toBe(`2 failed notifications in ${where}`);
     expect(rows).toEqual(
-      [...failing].reverse().map((notification) =>
-        expect.stringMatching(
-          new RegExp(
-            `^${notificationJobId(dedupeKeyOf(notification))}  PAYMENT_METHOD_ADDED  ${dedupeKeyOf(notification).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}` +
-              `  1 attempt  failed \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z  Handler failure on notification .*: QueuedEvents\\.handle: the ledger is read-only$`,
+      failing
+        .toReversed()
+        .map((notification) =>
+          expect.stringMatching(
+            new RegExp(
+              `^${notificationJobId(dedupeKeyOf(notification))}  PAYMENT_METHOD_ADDED  ${dedupeKeyOf(notification).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}` +
+                `  1 attempt  failed \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z  Handler failure on notification .*: QueuedEvents\\.handle: the ledger is read-only$`,
+            ),
           ),
         ),
-      ),
     );
     expect(run.stdout).not.toContain(PASSWORD);
   });
@@ -119,13 +125,23 @@ describeWithRedis('nestjs-payouts queue (a real process against a real Redis)', 
     const stopped = await RedisServer.start();
     const port = stopped.port;
     await stopped.close();
-    const unreachable = await queueCli(['failed', '--redis-url', `redis://:${PASSWORD}@127.0.0.1:${port}`, '--timeout-ms', '1000']);
+    const unreachable = await queueCli([
+      'failed',
+      '--redis-url',
+      `redis://:${PASSWORD}@127.0.0.1:${port}`,
+      '--timeout-ms',
+      '1000',
+    ]);
 
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toMatch(/^Error: cannot reach Redis for queue payouts-notifications at 127\.0\.0\.1:\d+ \(.+\)\.\n$/);
+    expect(wrong.stderr).toMatch(
+      /^Error: cannot reach Redis for queue payouts-notifications at 127\.0\.0\.1:\d+ \(.+\)\.\n$/,
+    );
     expect(wrong.stderr).not.toContain('wrong-password-77');
     expect(unreachable.code).toBe(2);
-    expect(unreachable.stderr).toContain(`Error: cannot reach Redis for queue payouts-notifications at 127.0.0.1:${port}`);
+    expect(unreachable.stderr).toContain(
+      `Error: cannot reach Redis for queue payouts-notifications at 127.0.0.1:${port}`,
+    );
     expect(`${unreachable.stdout}${unreachable.stderr}`).not.toContain(PASSWORD);
   });
 
@@ -134,11 +150,17 @@ describeWithRedis('nestjs-payouts queue (a real process against a real Redis)', 
       [['failed'], '--redis-url is required (or the REDIS_URL environment variable)'],
       [['failed', '--redis-url', 'http://user:pw-9a7b@example.com'], '--redis-url must be a redis:// or rediss:// URL'],
       [['replay', '--redis-url', 'redis://127.0.0.1:1'], 'replay takes either --job <id> or --all'],
-      [['replay', '--redis-url', 'redis://127.0.0.1:1', '--job', 'a', '--all'], 'replay takes either --job <id> or --all'],
+      [
+        ['replay', '--redis-url', 'redis://127.0.0.1:1', '--job', 'a', '--all'],
+        'replay takes either --job <id> or --all',
+      ],
       [['failed', '--redis-url', 'redis://127.0.0.1:1', '--account', 'eu', '--queue', 'q'], '--account and --queue'],
       [['drop', '--redis-url', 'redis://127.0.0.1:1'], 'unknown command "drop"'],
       [[], 'a command is required: failed or replay'],
-      [['failed', '--redis-url', 'redis://127.0.0.1:1', '--limit', '0'], '--limit must be a whole number of at least 1'],
+      [
+        ['failed', '--redis-url', 'redis://127.0.0.1:1', '--limit', '0'],
+        '--limit must be a whole number of at least 1',
+      ],
     ])('%j', async (args, message) => {
       const run = await queueCli(args, { REDIS_URL: '' });
 

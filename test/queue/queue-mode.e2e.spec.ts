@@ -55,7 +55,8 @@ describeWithRedis('queue mode (payoutsQueue) on a real Redis', () => {
   };
   const completed = (app: QueueApp, notification: Record<string, unknown>) =>
     eventually(
-      async () => ((await app.queue.getJob(notificationJobId(dedupeKeyOf(notification))))?.finishedOn ? true : undefined),
+      async () =>
+        (await app.queue.getJob(notificationJobId(dedupeKeyOf(notification))))?.finishedOn ? true : undefined,
       10_000,
       'the job completes',
     );
@@ -115,7 +116,9 @@ describeWithRedis('queue mode (payoutsQueue) on a real Redis', () => {
       await completed(app, notification);
       const resend = await post(app.route, notification);
 
-      expect(new Set([...replies, resend].map((reply) => `${reply.status} ${reply.body}`))).toEqual(new Set([`200 ${ACK}`]));
+      expect(new Set([...replies, resend].map((reply) => `${reply.status} ${reply.body}`))).toEqual(
+        new Set([`200 ${ACK}`]),
+      );
       expect(app.events.runs).toHaveLength(1);
       expect(await app.queue.getJobCounts('completed', 'waiting', 'delayed', 'failed')).toMatchObject({
         completed: 1,
@@ -215,10 +218,14 @@ describeWithRedis('queue mode (payoutsQueue) on a real Redis', () => {
     (notification.paymentMethod as { card: Record<string, unknown> }).card.lastFour = '42';
     const dedupeKey = dedupeKeyOf(notification);
 
-    await app.queue.add('PAYMENT_METHOD_ADDED', { notification, dedupeKey, receivedAt: new Date().toISOString() }, {
-      jobId: notificationJobId(dedupeKey),
-      attempts: 5,
-    });
+    await app.queue.add(
+      'PAYMENT_METHOD_ADDED',
+      { notification, dedupeKey, receivedAt: new Date().toISOString() },
+      {
+        jobId: notificationJobId(dedupeKey),
+        attempts: 5,
+      },
+    );
     const [failed] = await eventually(
       async () => {
         const list = await listFailedNotifications(app.queue);

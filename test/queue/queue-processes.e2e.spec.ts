@@ -68,7 +68,10 @@ describeWithRedis('queue mode across app processes', () => {
     await eventually(async () => ((await jobState(notification)) === 'completed' ? true : undefined), 10_000, 'done');
     expect(lines(new RegExp(`^handler-start ${id} `))).toEqual([`handler-start ${id} 1`]);
     expect(lines(new RegExp(`^handler-done ${id}$`))).toHaveLength(1);
-    expect(await queue.getJobCounts('completed', 'waiting', 'active', 'failed')).toMatchObject({ waiting: 0, active: 0 });
+    expect(await queue.getJobCounts('completed', 'waiting', 'active', 'failed')).toMatchObject({
+      waiting: 0,
+      active: 0,
+    });
   }, 40_000);
 
   it('finishes the running handler on SIGTERM before the process exits, leaving nothing stalled', async () => {

@@ -75,7 +75,9 @@ function parse(args: string[], env: NodeJS.ProcessEnv): QueueInvocation | 'help'
   if (values.help) return 'help';
   const [action, ...extra] = positionals;
   if (action !== 'failed' && action !== 'replay') {
-    throw new InvalidArgument(action === undefined ? 'a command is required: failed or replay' : `unknown command "${action}"`);
+    throw new InvalidArgument(
+      action === undefined ? 'a command is required: failed or replay' : `unknown command "${action}"`,
+    );
   }
   if (extra.length > 0) throw new InvalidArgument(`unexpected argument "${extra[0]}"`);
   if (values.account !== undefined && values.queue !== undefined) {
@@ -108,6 +110,7 @@ function parseJob(job: string | undefined, all: boolean | undefined): string | '
 function parseWholeNumber(option: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   const number = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!isWholeNumber(number, 1)) throw new InvalidArgument(`${option} must be a whole number of at least 1; got "${value}"`);
+  if (!isWholeNumber(number, 1))
+    throw new InvalidArgument(`${option} must be a whole number of at least 1; got "${value}"`);
   return number;
 }

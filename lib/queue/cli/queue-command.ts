@@ -45,7 +45,8 @@ export async function runQueueCommand(args: string[], output: CommandOutput, env
   const errors: Error[] = [];
   queue.on('error', (error) => errors.push(error));
   try {
-    const run = parsed.action === 'failed' ? listFailed(queue, parsed, where, output) : replay(queue, parsed, where, output);
+    const run =
+      parsed.action === 'failed' ? listFailed(queue, parsed, where, output) : replay(queue, parsed, where, output);
     return await withDeadline(run, parsed.timeoutMs, () => new RedisUnreachable(errors[0]?.message ?? 'no reply'));
   } catch (error) {
     const reason = error instanceof RedisUnreachable ? error.message : (errors[0]?.message ?? String(error));
@@ -56,17 +57,29 @@ export async function runQueueCommand(args: string[], output: CommandOutput, env
   }
 }
 
-async function listFailed(queue: Queue, invocation: QueueInvocation, where: string, output: CommandOutput): Promise<number> {
+async function listFailed(
+  queue: Queue,
+  invocation: QueueInvocation,
+  where: string,
+  output: CommandOutput,
+): Promise<number> {
   const [total, failed] = await Promise.all([
     queue.getFailedCount(),
     listFailedNotifications(queue, { limit: invocation.limit }),
   ]);
-  output.out(`${total} failed notification${total === 1 ? '' : 's'} in ${where}${total > failed.length ? `, the newest ${failed.length} shown` : ''}`);
+  output.out(
+    `${total} failed notification${total === 1 ? '' : 's'} in ${where}${total > failed.length ? `, the newest ${failed.length} shown` : ''}`,
+  );
   for (const notification of failed) output.out(describeFailed(notification));
   return EXIT_OK;
 }
 
-async function replay(queue: Queue, invocation: QueueInvocation, where: string, output: CommandOutput): Promise<number> {
+async function replay(
+  queue: Queue,
+  invocation: QueueInvocation,
+  where: string,
+  output: CommandOutput,
+): Promise<number> {
   if (invocation.job === 'all') {
     const count = await replayFailedNotifications(queue);
     output.out(`Replayed ${count} failed notification${count === 1 ? '' : 's'} of ${where}`);
@@ -82,7 +95,14 @@ async function replay(queue: Queue, invocation: QueueInvocation, where: string, 
   return EXIT_NOT_REPLAYED;
 }
 
-function describeFailed({ jobId, dedupeKey, eventType, attemptsMade, failedAt, failedReason }: FailedNotification): string {
+function describeFailed({
+  jobId,
+  dedupeKey,
+  eventType,
+  attemptsMade,
+  failedAt,
+  failedReason,
+}: FailedNotification): string {
   const reason = failedReason.replace(/\s+/g, ' ');
   const shown = reason.length > SHOWN_REASON_CHARS ? `${reason.slice(0, SHOWN_REASON_CHARS)}…` : reason;
   return [
