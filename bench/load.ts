@@ -2,6 +2,8 @@ import autocannon from 'autocannon';
 import { ACK_BODY, NOTIFICATION_PATH_WITH_TOKEN } from './notification-sample.js';
 
 export const CONNECTIONS = 50;
+/** Connections of a steady load, enough for its rate at the latencies measured. */
+export const STEADY_CONNECTIONS = 10;
 
 export interface LoadResult {
   readonly requestsPerSecond: number;
@@ -20,11 +22,14 @@ export async function postNotifications(
   port: number,
   durationSeconds: number,
   nextBody: () => string,
+  /** A steady load instead of as fast as possible: this many requests per second, over fewer connections. */
+  steadyRate?: number,
 ): Promise<LoadResult> {
   let notAcknowledged = 0;
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
-    connections: CONNECTIONS,
+    connections: steadyRate === undefined ? CONNECTIONS : STEADY_CONNECTIONS,
+    ...(steadyRate !== undefined && { overallRate: steadyRate }),
     duration: durationSeconds,
     timeout: 10,
     requests: [

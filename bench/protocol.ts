@@ -28,3 +28,8 @@ export interface MemorySample {
   readonly rssBytes: number;
   readonly heapUsedBytes: number;
 }
+
+/** Reply of the `delays` command of the package server: receipt by the route to the handler's start, per notification. */
+export interface HandlerDelays {
+  readonly delaysMs: readonly number[];
+}

@@ -5,12 +5,13 @@ import { measureColdStart } from './phases/cold-start.phase.js';
 import { measureDedupeMemory } from './phases/dedupe-memory.phase.js';
 import { measureNotificationRoute } from './phases/notification-route.phase.js';
 import { measurePayoutsClient } from './phases/payouts-client.phase.js';
+import { measureQueueDelay } from './phases/queue-delay.phase.js';
 import { measureRedisMemory } from './phases/redis-memory.phase.js';
 import { FULL_SETTINGS, QUICK_SETTINGS } from './settings.js';
 
 const quick = process.argv.includes('--quick');
 const SETTINGS = quick ? QUICK_SETTINGS : FULL_SETTINGS;
-const PHASES = ['route', 'payouts', 'dedupe', 'redis-memory', 'cold-start'] as const;
+const PHASES = ['route', 'queue-delay', 'payouts', 'dedupe', 'redis-memory', 'cold-start'] as const;
 type Phase = (typeof PHASES)[number];
 /** `--phase=route` (repeatable) runs only the phases named; every phase runs by default. */
 const chosen = process.argv.filter((arg) => arg.startsWith('--phase=')).map((arg) => arg.slice('--phase='.length));
@@ -51,6 +52,7 @@ console.log(
 
 try {
   const route = runs('route') ? await measureNotificationRoute(SETTINGS) : { failures: 0 };
+  if (runs('queue-delay')) await measureQueueDelay(SETTINGS);
   if (runs('payouts')) await measurePayoutsClient(SETTINGS);
   if (runs('dedupe')) await measureDedupeMemory(SETTINGS.dedupeCheckpoints);
   if (runs('redis-memory')) await measureRedisMemory(SETTINGS.dedupeCheckpoints);

@@ -53,7 +53,17 @@ export {
   NotificationShopper,
   PaymentMethodNotification,
 } from './notifications/message/payment-method-notification.js';
-export type { NotificationContext } from './interfaces/notification-context.interface.js';
+export type { NotificationContext, NotificationSource } from './interfaces/notification-context.interface.js';
+export type {
+  DispatchedNotification,
+  NotificationDispatcher,
+  NotificationDispatcherFactory,
+  NotificationDispatcherHost,
+  NotificationDispatchOutcome,
+  NotificationFieldProblem,
+  NotificationHandlerRef,
+} from './interfaces/notification-dispatcher.interface.js';
+export type { NotificationTrace } from './interfaces/payouts-instrumentation.interface.js';
 /** The dedupe store of a registration, for `overrideProvider` in tests. */
 export { NOTIFICATION_DEDUPE_STORE } from './payouts.constants.js';
 export type {
@@ -87,3 +97,5 @@ export type { PayoutsCallTarget } from './errors/payouts-call-target.js';
 export { PayoutsAccessTokenError } from './errors/payouts-access-token.error.js';
 export { NotificationHandlerScopeError } from './errors/notification-handler-scope.error.js';
 export { RedisDedupeStoreError, type RedisDedupeStoreOperation } from './errors/redis-dedupe-store.error.js';
+export { NotificationEnqueueError } from './errors/notification-enqueue.error.js';
+export { NotificationHandlersError } from './errors/notification-handlers.error.js';

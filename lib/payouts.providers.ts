@@ -5,7 +5,10 @@ import { type PayoutsConfig, resolvePayoutsConfig } from './config/payouts-confi
 import type { NotificationDedupeStore } from './interfaces/notification-dedupe-store.interface.js';
 import type { PayoutsModuleOptions } from './interfaces/payouts-module-options.interface.js';
 import { InMemoryNotificationDedupeStore } from './notifications/dedupe/in-memory-notification-dedupe-store.js';
+import type { NotificationDispatcher } from './interfaces/notification-dispatcher.interface.js';
+import { DiscoveredNotificationHandlers } from './notifications/dispatch/discovered-notification-handlers.js';
 import { InlineNotificationDispatcher } from './notifications/dispatch/inline-notification-dispatcher.js';
+import { createNotificationDispatcherHost } from './notifications/dispatch/notification-dispatcher-host.js';
 import { NotificationHandlersExplorer } from './notifications/dispatch/notification-handlers.explorer.js';
 import { bindNotificationsRoute } from './notifications/http/notifications-controller.factory.js';
 import { NotificationReceiver } from './notifications/http/notification-receiver.js';
@@ -31,15 +34,23 @@ export interface PayoutsRegistrationSource {
   readonly name: string | undefined;
 }
 
+/** The tokens a registration exports, decided by its `name` before any options factory runs. */
+export interface PayoutsRegistrationExports {
+  /** Its `PayoutsService`. */
+  readonly service: Type<PayoutsService> | string;
+  /** Its dispatcher's queue, or `null`. */
+  readonly queue: string;
+}
+
 /**
  * The providers of one registration. Every seam is a provider under a token, so a test can replace it with
- * `overrideProvider` and Nest runs its lifecycle hooks (a shared store's start-up checks and shutdown).
- * `service` is the token the registration exports its `PayoutsService` under.
+ * `overrideProvider` and Nest runs its lifecycle hooks (a shared store's start-up checks and shutdown, a queue's
+ * workers).
  */
 export function createPayoutsProviders(
   controller: Type<unknown>,
   source: PayoutsRegistrationSource,
-  service: Type<PayoutsService> | string,
+  exported: PayoutsRegistrationExports,
 ): Provider[] {
   return [
     {
@@ -77,10 +88,29 @@ export function createPayoutsProviders(
     },
     { provide: PAYOUTS_INSTRUMENTATION, useValue: NOOP_INSTRUMENTATION },
     NotificationHandlersExplorer,
+    DiscoveredNotificationHandlers,
     InlineNotificationDispatcher,
-    { provide: NOTIFICATION_DISPATCHER, useExisting: InlineNotificationDispatcher },
+    {
+      provide: NOTIFICATION_DISPATCHER,
+      inject: [NOTIFICATIONS_CONFIG, PAYOUTS_ACCOUNT, DiscoveredNotificationHandlers, InlineNotificationDispatcher],
+      // The inline dispatcher has no lifecycle hook: Nest would call one twice, on both providers of the instance.
+      useFactory: (
+        config: NotificationsConfig | false,
+        account: string,
+        handlers: DiscoveredNotificationHandlers,
+        inline: InlineNotificationDispatcher,
+      ): NotificationDispatcher =>
+        config && config.dispatcher
+          ? config.dispatcher.create(createNotificationDispatcherHost(account, handlers))
+          : inline,
+    },
+    {
+      provide: exported.queue,
+      inject: [NOTIFICATION_DISPATCHER],
+      useFactory: (dispatcher: NotificationDispatcher): object | null => dispatcher.queue ?? null,
+    },
     NotificationReceiver,
-    { provide: service, useClass: PayoutsService },
+    { provide: exported.service, useClass: PayoutsService },
   ];
 }
 

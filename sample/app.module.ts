@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { PayoutsModule } from 'nestjs-payouts';
+import { payoutsQueue } from 'nestjs-payouts/queue';
 import { PaymentMethodsListener } from './payment-methods.listener.js';
 import { SavedCardsStore } from './saved-cards.store.js';
 import { WalletPayoutsService } from './wallet-payouts.service.js';
@@ -11,16 +12,26 @@ import { WalletPayoutsService } from './wallet-payouts.service.js';
     PayoutsModule.forRootAsync({
       imports: [ConfigModule],
       inject: [ConfigService],
-      useFactory: (config: ConfigService) => ({
-        baseUrl: config.getOrThrow<string>('PAYOUTS_BASE_URL'),
-        apiKey: config.getOrThrow<string>('PAYOUTS_API_KEY'),
-        accessToken: config.getOrThrow<string>('PAYOUTS_ACCESS_TOKEN'),
-        notifications: {
-          path: 'payouts/notifications',
-          // The notification URL you register carries this secret: .../payouts/notifications?token=<secret>
-          verification: { secret: { value: config.getOrThrow<string>('PAYOUTS_NOTIFICATIONS_SECRET') } },
-        },
-      }),
+      useFactory: (config: ConfigService) => {
+        // Queue mode when a Redis URL is set: notifications are stored, acknowledged, then handled by a worker.
+        const redisUrl = config.get<string>('PAYOUTS_REDIS_URL');
+        return {
+          baseUrl: config.getOrThrow<string>('PAYOUTS_BASE_URL'),
+          apiKey: config.getOrThrow<string>('PAYOUTS_API_KEY'),
+          accessToken: config.getOrThrow<string>('PAYOUTS_ACCESS_TOKEN'),
+          notifications: {
+            path: 'payouts/notifications',
+            // The notification URL you register carries this secret: .../payouts/notifications?token=<secret>
+            verification: { secret: { value: config.getOrThrow<string>('PAYOUTS_NOTIFICATIONS_SECRET') } },
+            ...(redisUrl && {
+              dispatcher: payoutsQueue({
+                connection: { host: new URL(redisUrl).hostname, port: Number(new URL(redisUrl).port || 6379) },
+                backoffMs: 200,
+              }),
+            }),
+          },
+        };
+      },
     }),
   ],
   providers: [SavedCardsStore, PaymentMethodsListener, WalletPayoutsService],

@@ -14,6 +14,7 @@ import {
 } from 'nestjs-payouts/testing';
 import { AppModule } from './app.module.js';
 import { type MockPayoutsApi, startMockPayoutsApi } from './mock-payouts-api.js';
+import { findRedisServer, type SampleRedis, startSampleRedis } from './sample-redis.js';
 import { SampleLogger } from './sample-logger.js';
 import { SavedCardsStore } from './saved-cards.store.js';
 import { WalletPayoutsService } from './wallet-payouts.service.js';
@@ -51,6 +52,7 @@ async function main(): Promise<void> {
       serve: { type: 'boolean', default: false },
       adapter: { type: 'string', default: 'express' },
       prefix: { type: 'string', default: '' },
+      queue: { type: 'boolean', default: false },
     },
   });
   const { adapter, prefix } = values;
@@ -66,6 +68,7 @@ async function main(): Promise<void> {
   const secret = process.env.PAYOUTS_NOTIFICATIONS_SECRET;
 
   print('nestjs-payouts sample: a wallet payout, then two payment-method notifications');
+  const redis = values.queue ? await step('Redis for queue mode', startRedis) : undefined;
   const mock = await step('Payouts API', async () => {
     if (missing.length === 0) {
       print(`   Using ${process.env.PAYOUTS_BASE_URL} with the credentials from the environment.`);
@@ -102,17 +105,20 @@ async function main(): Promise<void> {
   const route = `http://127.0.0.1:${port}/${path}`;
   print(`   Notification route: ${route}?token=<secret>`);
 
-  try {
-    await runSteps(app, route, secret, mock);
-  } catch (error) {
+  const stop = async () => {
     await app.close();
     await mock?.close();
+    await redis?.close();
+  };
+  try {
+    await runSteps(app, route, secret, mock, redis !== undefined);
+  } catch (error) {
+    await stop();
     throw error;
   }
 
   if (!values.serve) {
-    await app.close();
-    await mock?.close();
+    await stop();
     print('\nAll steps passed.');
     return;
   }
@@ -123,11 +129,38 @@ async function main(): Promise<void> {
   print(`Try: npx nestjs-payouts simulate --url "${route}?token=<secret>" --event added`);
   print('Press Ctrl+C to stop.');
   // The app closes itself on the signal (enableShutdownHooks); the mock API is the sample's to close.
-  process.once('SIGINT', () => void mock?.close());
-  process.once('SIGTERM', () => void mock?.close());
+  process.once('SIGINT', () => void mock?.close().then(() => redis?.close()));
+  process.once('SIGTERM', () => void mock?.close().then(() => redis?.close()));
 }
 
-async function runSteps(app: INestApplication, route: string, secret: string, mock: MockPayoutsApi | undefined) {
+/** Queue mode needs a Redis: the sample starts one of its own, which keeps nothing once stopped. */
+async function startRedis(): Promise<SampleRedis> {
+  const executable = findRedisServer();
+  if (!executable) throw new Error('queue mode needs redis-server on the PATH (on Debian: apt-get install redis-server)');
+  const redis = await startSampleRedis(executable);
+  process.env.PAYOUTS_REDIS_URL = redis.url;
+  print(`   redis-server at ${redis.url}, persistence off: notifications are stored there, then handled by a worker.`);
+  return redis;
+}
+
+/** In queue mode the acknowledgement means "stored": the handler runs on the worker a moment later. */
+async function handled(condition: () => boolean, queued: boolean): Promise<boolean> {
+  const deadline = Date.now() + (queued ? 10_000 : 0);
+  while (!condition()) {
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  if (queued) print('   The worker ran the handler after the acknowledgement.');
+  return true;
+}
+
+async function runSteps(
+  app: INestApplication,
+  route: string,
+  secret: string,
+  mock: MockPayoutsApi | undefined,
+  queued: boolean,
+) {
   const savedCards = app.get(SavedCardsStore);
 
   await step('Create a wallet payout with PayoutsService.createPayout()', async () => {
@@ -150,8 +183,9 @@ async function runSteps(app: INestApplication, route: string, secret: string, mo
   await step('Deliver PAYMENT_METHOD_ADDED through the simulator', async () => {
     const report = await deliverToApp(`${route}?token=${secret}`, added);
     check(report.delivered, 'the app did not acknowledge the notification');
+    const saved = () => savedCards.cardsOf(added.shopper.id).some((card) => card.paymentMethodId === added.paymentMethod.id);
+    check(await handled(saved, queued), 'the onAdded handler did not save the card');
     const cards = savedCards.cardsOf(added.shopper.id);
-    check(cards.some((card) => card.paymentMethodId === added.paymentMethod.id), 'the onAdded handler did not save the card');
     print(`   Saved cards of ${added.shopper.id}: ${cards.map((card) => `${card.paymentMethodId} ending ${card.lastFour}`).join(', ')}`);
   });
 
@@ -159,7 +193,8 @@ async function runSteps(app: INestApplication, route: string, secret: string, mo
     const removed = paymentMethodRemovedNotification();
     const report = await deliverToApp(`${route}?token=${secret}`, removed);
     check(report.delivered, 'the app did not acknowledge the notification');
-    check(savedCards.cardsOf(removed.shopper.id).length === 0, 'the onRemoved handler did not remove the card');
+    const removedCard = () => savedCards.cardsOf(removed.shopper.id).length === 0;
+    check(await handled(removedCard, queued), 'the onRemoved handler did not remove the card');
     print(`   Saved cards of ${removed.shopper.id}: none`);
   });
 

@@ -81,6 +81,22 @@ export class NodeServerProcess {
     return this.child.exitCode !== null || this.child.signalCode !== null;
   }
 
+  /** Resolves with how the process ended, once it has; fails after `timeoutMs`. */
+  async waitForExit(timeoutMs: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    if (!this.exited) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(new Error(`the process did not exit within ${timeoutMs} ms`)), timeoutMs);
+      });
+      try {
+        await Promise.race([once(this.child, 'exit'), late]);
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+    return { code: this.child.exitCode, signal: this.child.signalCode };
+  }
+
   /** SIGKILL to the process's PID, as a crash would; resolves once it has exited. */
   async kill(): Promise<void> {
     if (this.exited) return;

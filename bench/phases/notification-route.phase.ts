@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import { findRedisServer, RedisServer } from '../../test/support/redis-server.js';
 import { BenchChild } from '../child-processes.js';
 import { postJson } from '../http-post.js';
@@ -30,6 +31,8 @@ interface Scenario {
   readonly server: string;
   readonly body: () => string;
   readonly redis?: boolean;
+  /** Queue mode: the jobs it stored are removed after each run, so that Redis does not grow round after round. */
+  readonly queue?: boolean;
 }
 
 /** Every unique notification carries the next number, so the package's dedupe store keeps growing. */
@@ -63,6 +66,14 @@ const SERVERS: ServerSpec[] = [
       redis: true,
     })),
   ),
+  ...ADAPTERS.map((adapter) => ({
+    key: `${adapter}-package-queue`,
+    script: './servers/package.server.js',
+    // A web instance: the route's cost is storing the job; workers run elsewhere.
+    args: [`--adapter=${adapter}`, '--queue=web'],
+    validates: true,
+    redis: true,
+  })),
 ];
 
 const SCENARIOS: Scenario[] = [
@@ -89,6 +100,14 @@ const SCENARIOS: Scenario[] = [
       body: uniqueBody,
       redis: true,
     })),
+    {
+      key: `${adapter}-package-queue`,
+      label: `${adapter} 4 nestjs-payouts, queue mode (stores)`,
+      server: `${adapter}-package-queue`,
+      body: uniqueBody,
+      redis: true,
+      queue: true,
+    },
   ]),
 ];
 
@@ -106,7 +125,7 @@ export async function measureNotificationRoute(settings: BenchSettings): Promise
   const servers = new Map<string, BenchChild>();
   // The Redis store's scenarios need a redis-server of the bench's own; without one they are left out, and said so.
   const redis = findRedisServer() ? await RedisServer.start() : undefined;
-  if (!redis) console.log('\nRedis store scenarios left out: redis-server is not on the PATH.');
+  if (!redis) console.log('\nRedis store and queue mode scenarios left out: redis-server is not on the PATH.');
   const scenarios = SCENARIOS.filter((scenario) => redis || !scenario.redis);
   try {
     await Promise.all(
@@ -117,10 +136,12 @@ export async function measureNotificationRoute(settings: BenchSettings): Promise
         await probe(spec, server.port);
       }),
     );
+    const flush = redis ? new Redis(redis.port, '127.0.0.1') : undefined;
     const run = async (scenario: Scenario, seconds: number): Promise<Sample> => {
       const server = servers.get(scenario.server)!;
       const result = await postNotifications(server.port, seconds, scenario.body);
       const { rssBytes } = await server.call<MemorySample>('memory');
+      if (scenario.queue) await flush!.flushdb();
       return { ...result, rssBytes };
     };
 
@@ -131,6 +152,7 @@ export async function measureNotificationRoute(settings: BenchSettings): Promise
       for (const scenario of scenarios) samples.set(scenario.key, await run(scenario, settings.durationSeconds));
       rounds.push(samples);
     }
+    flush?.disconnect();
     return { failures: report(settings, scenarios, rounds) };
   } finally {
     await Promise.all([...servers.values()].map((server) => server.stop()));
@@ -193,6 +215,17 @@ function report(settings: BenchSettings, scenarios: readonly Scenario[], rounds:
       ];
     }),
   );
+
+  if (scenarios.some((scenario) => scenario.queue)) {
+    printTable(
+      'Queue mode ratios (median of per-round req/s ratios)',
+      ['Adapter', 'Ratio', 'Value'],
+      ADAPTERS.flatMap((adapter) => [
+        [adapter, '4 queue mode ÷ 4 in-memory store', formatRatio(ratioOf(`${adapter}-package-queue`, `${adapter}-package`))],
+        [adapter, '4 queue mode ÷ 3 plain Nest', formatRatio(ratioOf(`${adapter}-package-queue`, `${adapter}-plain`))],
+      ]),
+    );
+  }
 
   if (scenarios.some((scenario) => scenario.redis)) {
     printTable(

@@ -3,11 +3,17 @@ import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { AddressInfo } from 'node:net';
-import { runChild } from '../child-main.js';
+import { type CommandHandler, runChild } from '../child-main.js';
 import { ADAPTERS, type AdapterName } from '../settings.js';
 
-/** Every Nest bench server is the same app shell on the adapter named by `--adapter=express|fastify`. */
-export function serveNestApp(rootModule: Type<unknown>): Promise<void> {
+/**
+ * Every Nest bench server is the same app shell on the adapter named by `--adapter=express|fastify`, answering the
+ * runner's `commands` besides `memory`.
+ */
+export function serveNestApp(
+  rootModule: Type<unknown>,
+  commands: Readonly<Record<string, CommandHandler>> = {},
+): Promise<void> {
   return runChild(async () => {
     const adapter = adapterFromArgs();
     const app: INestApplication = await NestFactory.create(
@@ -18,6 +24,7 @@ export function serveNestApp(rootModule: Type<unknown>): Promise<void> {
     await app.listen(0, '127.0.0.1');
     return {
       port: (app.getHttpServer().address() as AddressInfo).port,
+      commands,
       close: () => app.close(),
     };
   });

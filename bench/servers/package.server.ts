@@ -1,21 +1,41 @@
 import 'reflect-metadata';
 import { Injectable, Module } from '@nestjs/common';
-import { OnPaymentMethodAdded, PaymentMethodNotification, PayoutsModule } from 'nestjs-payouts';
+import {
+  type NotificationContext,
+  OnPaymentMethodAdded,
+  PaymentMethodNotification,
+  PayoutsModule,
+} from 'nestjs-payouts';
+import { payoutsQueue } from 'nestjs-payouts/queue';
 import { NOTIFICATION_PATH, NOTIFICATION_SECRET } from '../notification-sample.js';
+import type { HandlerDelays } from '../protocol.js';
 import { dedupeStoreFromArgs } from './dedupe-store-args.js';
 import { serveNestApp } from './nest-server.js';
 
 /**
  * 4. This package's route: secret verification, validation, one handler, and the default dedupe store, or with
- * `--store=node-redis|ioredis --redis-url=…` the Redis store shared by several instances.
+ * `--store=node-redis|ioredis --redis-url=…` the Redis store shared by several instances, or with
+ * `--queue=web|both --redis-url=…` queue mode, storing only or also running a worker. With `--delays` the handler
+ * records how long after its receipt by the route each notification reached it.
  */
+const argument = (name: string) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+const recordDelays = process.argv.includes('--delays');
+const delays: number[] = [];
+
 @Injectable()
 class CardEvents {
   @OnPaymentMethodAdded()
-  async added(_notification: PaymentMethodNotification): Promise<void> {}
+  async added(_notification: PaymentMethodNotification, context: NotificationContext): Promise<void> {
+    if (recordDelays) delays.push(Date.now() - context.receivedAt.getTime());
+  }
 }
 
 const store = await dedupeStoreFromArgs();
+const queue = argument('queue');
+const redisUrl = argument('redis-url');
+if (queue !== undefined && (!redisUrl || (queue !== 'web' && queue !== 'both'))) {
+  throw new Error('expected --queue=web|both with --redis-url=redis://…');
+}
 
 @Module({
   imports: [
@@ -28,6 +48,15 @@ const store = await dedupeStoreFromArgs();
         path: NOTIFICATION_PATH,
         verification: { secret: { value: NOTIFICATION_SECRET } },
         ...(store && { dedupe: { store } }),
+        ...(queue && {
+          dispatcher: payoutsQueue({
+            connection: { host: new URL(redisUrl!).hostname, port: Number(new URL(redisUrl!).port) },
+            queueName: `bench-${argument('adapter')}-${queue}`,
+            worker: queue === 'both',
+            // The bench's jobs need not outlive it: completed ones go a second after.
+            retentionMs: 1000,
+          }),
+        }),
       },
     }),
   ],
@@ -35,4 +64,7 @@ const store = await dedupeStoreFromArgs();
 })
 class AppModule {}
 
-await serveNestApp(AppModule);
+await serveNestApp(AppModule, {
+  /** The delays recorded since the last call, then forgets them. */
+  delays: (): HandlerDelays => ({ delaysMs: delays.splice(0) }),
+});

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { NotificationDedupeStore } from './notification-dedupe-store.interface.js';
+import type { NotificationDispatcherFactory } from './notification-dispatcher.interface.js';
 
 /** What a `verify` function sees of an incoming notification request. */
 export interface NotificationRequestInfo {
@@ -41,7 +42,10 @@ export interface NotificationDedupeOptions {
 export interface NotificationsOptions {
   /** Route path, under the app's global prefix. Default `'payouts/notifications'`. */
   path?: string;
-  /** Required: how requests are verified, or `'none'` to accept any caller (a warning is logged at bootstrap). */
+  /**
+   * Required: how requests are verified, or `'none'` to accept any caller (a warning is logged at bootstrap).
+   * Unused by an instance that serves no route, such as a worker of `payoutsQueue({ route: false })`.
+   */
   verification: NotificationVerificationOptions | 'none';
   /**
    * Largest accepted body in bytes, counted as received: the `Content-Length`, or the raw body's length for a chunked
@@ -54,11 +58,16 @@ export interface NotificationsOptions {
    * is then recorded as handled, or released. Default `8000`, below the 10 s that senders commonly wait.
    */
   handlerTimeoutMs?: number;
-  /** Recognition of re-sent notifications. */
+  /** Recognition of re-sent notifications by the inline dispatcher (not with `dispatcher`). */
   dedupe?: NotificationDedupeOptions;
   /**
    * Your own class decorators, applied to the notification controller;
    * for example `[Public()]` so that a global authentication guard lets the payouts service in.
    */
   controllerDecorators?: ClassDecorator[];
+  /**
+   * What a verified notification is handed to. Default: its handlers run inline, and the route replies once they
+   * succeeded. `payoutsQueue()` of `nestjs-payouts/queue` stores it in a queue instead, whose workers run them.
+   */
+  dispatcher?: NotificationDispatcherFactory;
 }

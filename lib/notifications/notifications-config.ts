@@ -5,6 +5,7 @@ import { optionKeys, rejectUnknownKeys } from '../common/known-option-keys.js';
 import { RedactedSecret } from '../common/redacted-secret.js';
 import { wholeNumberOption } from '../common/whole-number-option.js';
 import type { NotificationDedupeStore } from '../interfaces/notification-dedupe-store.interface.js';
+import type { NotificationDispatcherFactory } from '../interfaces/notification-dispatcher.interface.js';
 import type {
   NotificationDedupeOptions,
   NotificationRequestInfo,
@@ -34,11 +35,16 @@ export type NotificationDedupeConfig =
 /** The notification options after validation, with every default filled in. */
 export interface NotificationsConfig {
   readonly path: string;
+  /** `false` for an instance whose dispatcher takes no notifications over HTTP (a queue worker): no route. */
+  readonly route: boolean;
+  /** Unused without a route, the one thing it guards. */
   readonly verification: NotificationVerificationConfig | 'none';
   readonly bodyLimitBytes: number;
   readonly handlerTimeoutMs: number;
   readonly dedupe: NotificationDedupeConfig;
   readonly controllerDecorators: readonly ClassDecorator[];
+  /** The factory of the dispatcher that replaces the inline one, such as `payoutsQueue()`. */
+  readonly dispatcher: NotificationDispatcherFactory | undefined;
 }
 
 const NOTIFICATIONS_OPTION_KEYS = optionKeys<NotificationsOptions>()(
@@ -48,6 +54,7 @@ const NOTIFICATIONS_OPTION_KEYS = optionKeys<NotificationsOptions>()(
   'handlerTimeoutMs',
   'dedupe',
   'controllerDecorators',
+  'dispatcher',
 );
 const VERIFICATION_OPTION_KEYS = optionKeys<NotificationVerificationOptions>()('secret', 'allowedIps', 'verify');
 const SECRET_OPTION_KEYS = optionKeys<NonNullable<NotificationVerificationOptions['secret']>>()(
@@ -76,14 +83,42 @@ export function resolveNotificationsConfig(
     throw new PayoutsConfigError('notifications', `an object such as ${VERIFICATION_EXAMPLE}`);
   }
   rejectUnknownKeys(options, NOTIFICATIONS_OPTION_KEYS, 'notifications');
+  const dispatcher = resolveDispatcher(options.dispatcher);
+  const route = dispatcher?.route !== false;
+  if (dispatcher && options.dedupe !== undefined) {
+    throw new PayoutsConfigError(
+      'notifications.dedupe',
+      'no dedupe options beside a dispatcher: they configure the inline dispatcher, and a dispatcher such as ' +
+        'payoutsQueue() recognises re-sends on its own',
+    );
+  }
   return {
     path: resolvePath(options.path),
+    route,
     verification: resolveVerification(options.verification),
     bodyLimitBytes: wholeNumberOption('notifications.bodyLimitBytes', options.bodyLimitBytes, 65_536, 1, 'bytes'),
     handlerTimeoutMs: resolveHandlerTimeout(options.handlerTimeoutMs),
     dedupe: resolveDedupe(options.dedupe),
     controllerDecorators: resolveControllerDecorators(options.controllerDecorators),
+    dispatcher,
   };
+}
+
+function resolveDispatcher(dispatcher: unknown): NotificationDispatcherFactory | undefined {
+  if (dispatcher === undefined) return undefined;
+  const factory = dispatcher as Partial<NotificationDispatcherFactory> | null;
+  if (
+    factory === null ||
+    typeof factory !== 'object' ||
+    typeof factory.create !== 'function' ||
+    (factory.route !== undefined && typeof factory.route !== 'boolean')
+  ) {
+    throw new PayoutsConfigError(
+      'notifications.dispatcher',
+      'a dispatcher factory such as payoutsQueue({ connection }) from nestjs-payouts/queue',
+    );
+  }
+  return factory as NotificationDispatcherFactory;
 }
 
 function resolvePath(path: unknown): string {

@@ -13,7 +13,7 @@ import {
   resolveRedisDedupeStoreOptions,
   STORE_OWNER,
 } from './redis-notification-dedupe-store-options.js';
-import { withDeadline } from './with-deadline.js';
+import { withDeadline } from '../common/with-deadline.js';
 
 const CLAIMS: readonly string[] = ['claimed', 'in-progress', 'handled'] satisfies NotificationClaim[];
 

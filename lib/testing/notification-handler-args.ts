@@ -38,6 +38,8 @@ export function notificationHandlerArgs(
       dedupeKey: notificationDedupeKey(notification, account),
       ip: '127.0.0.1',
       account,
+      source: 'route',
+      attempt: 1,
       ...context,
     },
   ];

@@ -23,6 +23,7 @@ describe('imports of lib/', () => {
     expect(layerOf('lib/accounts/payouts-registry.ts')).toBe('wiring');
     expect(layerOf('lib/payouts.module.ts')).toBe('wiring');
     expect(layerOf('lib/redis/index.ts')).toBe('add-on');
+    expect(layerOf('lib/queue/index.ts')).toBe('add-on');
   });
 });
 
@@ -64,6 +65,11 @@ describe('the import rules', () => {
     ).toEqual([
       'lib/payouts/payouts.service.ts -> ioredis: reachable from lib/index.ts, which must load without optional add-ons',
     ]);
+  });
+
+  it('let the command line load an add-on command, and nothing else of the core', () => {
+    expect(check({ 'lib/cli.ts': ['lib/queue/cli/queue-command.ts'] })).toEqual([]);
+    expect(check({ 'lib/payouts.module.ts': ['lib/queue/index.ts'] })).toHaveLength(1);
   });
 
   it('let an add-on use the core and its optional peer', () => {

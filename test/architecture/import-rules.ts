@@ -11,6 +11,8 @@ const FEATURES = ['payouts', 'notifications', 'simulator'];
 const ADD_ONS = ['redis', 'queue', 'opentelemetry'];
 /** Packages that an add-on may need and the core must never load. */
 const OPTIONAL_PEERS = /^(ioredis|redis|bullmq|@opentelemetry\/.*)$/;
+/** The `nestjs-payouts` command, which is never imported. */
+const CLI = 'lib/cli.ts';
 /** Nest's root exports only: a deep import breaks on the next minor release. */
 const NEST_DEEP_IMPORT = /^@nestjs\/[^/]+\/.+/;
 
@@ -55,7 +57,8 @@ function violation(file: string, target: string): string | undefined {
     return 'features never import each other';
   }
   if (from === 'feature' && to !== 'leaf' && to !== 'feature') return `a feature never imports the ${to}`;
-  if (from !== 'add-on' && to === 'add-on') return 'the core never imports an add-on';
+  // The command line is an entry point of its own: it loads an add-on's command when asked, by a dynamic import.
+  if (from !== 'add-on' && to === 'add-on' && file !== CLI) return 'the core never imports an add-on';
   return undefined;
 }
 

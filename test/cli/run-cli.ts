@@ -6,7 +6,10 @@ export const CLI_PATH = fileURLToPath(new URL('../../dist/cli.js', import.meta.u
 
 export type CliRun = NodeProcessRun;
 
-/** Runs the CLI in its own process and collects its output; killed after `timeoutMs` so a hang fails the test. */
-export function runCli(args: string[], timeoutMs = 15_000): Promise<CliRun> {
-  return runNodeProcess([CLI_PATH, ...args], { timeoutMs });
+/**
+ * Runs the CLI in its own process and collects its output; killed after `timeoutMs` so a hang fails the test.
+ * `env` is added to the test's own environment.
+ */
+export function runCli(args: string[], timeoutMs = 15_000, env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+  return runNodeProcess([CLI_PATH, ...args], { timeoutMs, env: { ...process.env, ...env } });
 }

@@ -28,6 +28,13 @@ describe('the built package', () => {
     expect(cjs).toContain('PayoutsModule');
   });
 
+  it('serves the queue entry point to both module systems', () => {
+    const esm = runNode(['--input-type=module', '-e', `const mod = await import('nestjs-payouts/queue'); console.log(${listExports});`]);
+    const cjs = runNode(['--input-type=commonjs', '-e', `const mod = require('nestjs-payouts/queue'); console.log(${listExports});`]);
+    expect(esm).toContain('payoutsQueue');
+    expect(cjs).toBe(esm);
+  });
+
   it('serves the testing entry point to both module systems', () => {
     const esm = runNode(['--input-type=module', '-e', `const mod = await import('nestjs-payouts/testing'); console.log(${listExports});`]);
     const cjs = runNode(['--input-type=commonjs', '-e', `const mod = require('nestjs-payouts/testing'); console.log(${listExports});`]);

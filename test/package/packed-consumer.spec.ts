@@ -85,4 +85,27 @@ describe('the packed package in a consumer app without the optional add-ons', ()
     );
     expect(names).toContain(exportName);
   });
+
+  it.each([
+    ['module', `await import('nestjs-payouts/queue')`],
+    ['commonjs', `require('nestjs-payouts/queue')`],
+  ] as const)('refuses nestjs-payouts/queue by %s, naming the missing bullmq', async (type, load) => {
+    const run = await runNodeProcess(
+      [`--input-type=${type}`, '-e', `try { ${load}; } catch (error) { console.log(error.message); }`],
+      { cwd: consumer, timeoutMs: 20_000 },
+    );
+    expect(run.stdout).toMatch(/^Cannot find (package|module) 'bullmq'/);
+  });
+
+  it('runs the CLI without bullmq, whose queue command says what to install', async () => {
+    const cli = join(consumer, 'node_modules', 'nestjs-payouts', 'dist', 'cli.js');
+    const help = await runNodeProcess([cli, '--help'], { cwd: consumer, timeoutMs: 20_000 });
+    const queue = await runNodeProcess([cli, 'queue', 'failed', '--redis-url', 'redis://127.0.0.1:1'], {
+      cwd: consumer,
+      timeoutMs: 20_000,
+    });
+    expect([help.code, help.stderr]).toEqual([0, '']);
+    expect(help.stdout).toContain('queue       List and replay');
+    expect([queue.code, queue.stderr]).toEqual([2, 'Error: the queue command needs the bullmq package: npm install bullmq\n']);
+  });
 });

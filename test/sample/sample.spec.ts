@@ -7,6 +7,8 @@ import { promisify } from 'node:util';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deliver, paymentMethodAddedNotification } from 'nestjs-payouts/testing';
 import { type NodeProcessRun, runNodeProcess } from '../node-process.js';
+import { findRedisServer } from '../support/redis-server.js';
+import { REQUIRE_REDIS } from '../support/redis-suite.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TSC = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
@@ -43,6 +45,20 @@ describe('npm run sample', () => {
     serving = undefined;
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
     server = undefined;
+  });
+
+  it('runs in queue mode with --queue, on a redis-server of its own, handling each notification after its ack', async (context) => {
+    if (!findRedisServer()) {
+      if (REQUIRE_REDIS) throw new Error('redis-server is not on the PATH');
+      context.skip('redis-server is not on the PATH');
+    }
+    const run = await runSample(sampleEnv(), ['--queue']);
+
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout.match(/^\d+\. .*$/gm)?.slice(0, 2)).toEqual(['1. Redis for queue mode', '2. Payouts API']);
+    expect(run.stdout.match(/The worker ran the handler after the acknowledgement\./g)).toHaveLength(2);
+    expect(run.stdout).toContain('All steps passed.');
   });
 
   it('runs every step against the embedded mock API and exits 0', async () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { stackOf } from '../../common/error-stack.js';
 import type { NotificationContext } from '../../interfaces/notification-context.interface.js';
 import type {
@@ -10,9 +10,9 @@ import type { NotificationTrace } from '../../interfaces/payouts-instrumentation
 import { NOTIFICATION_DEDUPE_STORE, NOTIFICATIONS_CONFIG } from '../../payouts.constants.js';
 import type { PaymentMethodNotification } from '../message/payment-method-notification.js';
 import type { NotificationsConfig } from '../notifications-config.js';
-import type { NotificationDispatchOutcome, NotificationDispatcher } from './notification-dispatcher.js';
-import type { NotificationHandler, NotificationHandlerTable } from './notification-handler-table.js';
-import { NotificationHandlersExplorer } from './notification-handlers.explorer.js';
+import type { NotificationDispatchOutcome, NotificationDispatcher } from '../../interfaces/notification-dispatcher.interface.js';
+import { DiscoveredNotificationHandlers } from './discovered-notification-handlers.js';
+import type { NotificationHandler } from './notification-handler-table.js';
 
 /**
  * The default dispatcher: claims the notification in the dedupe store, runs its handlers before the route replies,
@@ -20,21 +20,17 @@ import { NotificationHandlersExplorer } from './notification-handlers.explorer.j
  * Synchronous until something is really asynchronous (a store returning promises, the handlers).
  */
 @Injectable()
-export class InlineNotificationDispatcher implements NotificationDispatcher, OnModuleInit {
+export class InlineNotificationDispatcher implements NotificationDispatcher {
   private readonly logger = new Logger('PayoutsNotifications');
-  private handlers!: NotificationHandlerTable;
-  private timeoutMs = 0;
+  /** `notifications.handlerTimeoutMs`; unused when the registration serves no route. */
+  private readonly timeoutMs: number;
 
   constructor(
-    @Inject(NOTIFICATIONS_CONFIG) private readonly config: NotificationsConfig | false,
+    @Inject(NOTIFICATIONS_CONFIG) config: NotificationsConfig | false,
     @Inject(NOTIFICATION_DEDUPE_STORE) private readonly store: NotificationDedupeStore,
-    @Inject(NotificationHandlersExplorer) private readonly explorer: NotificationHandlersExplorer,
-  ) {}
-
-  onModuleInit(): void {
-    if (!this.config) return;
-    this.handlers = this.explorer.explore();
-    this.timeoutMs = this.config.handlerTimeoutMs;
+    @Inject(DiscoveredNotificationHandlers) private readonly handlers: DiscoveredNotificationHandlers,
+  ) {
+    this.timeoutMs = config ? config.handlerTimeoutMs : 0;
   }
 
   dispatch(

@@ -12,7 +12,7 @@ import {
   PAYOUTS_ACCOUNT,
   PAYOUTS_INSTRUMENTATION,
 } from '../../payouts.constants.js';
-import type { NotificationDispatchOutcome, NotificationDispatcher } from '../dispatch/notification-dispatcher.js';
+import type { NotificationDispatchOutcome, NotificationDispatcher } from '../../interfaces/notification-dispatcher.interface.js';
 import { notificationDedupeKey } from '../message/notification-dedupe-key.js';
 import { parsePaymentMethodNotification } from '../message/payment-method-notification.parser.js';
 import type { NotificationsConfig } from '../notifications-config.js';
@@ -44,6 +44,7 @@ const DISPATCH_REPLIES: Readonly<Record<NotificationDispatchOutcome, Notificatio
   unhandled: NotificationReplies.ack,
   duplicate: NotificationReplies.duplicate,
   'in-progress': NotificationReplies.inProgress,
+  enqueued: NotificationReplies.ack,
   failed: NotificationReplies.failed,
 };
 
@@ -79,7 +80,7 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
 
   onModuleInit(): void {
     const config = this.config;
-    if (!config) return;
+    if (!config || !config.route) return;
     if (config.verification === 'none') {
       this.logger.warn(
         `Notifications verification is 'none': anyone who finds /${config.path} can post notifications. ` +
@@ -205,6 +206,8 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
       dedupeKey: notificationDedupeKey(notification, this.account),
       ip: request.ip,
       account: this.account,
+      source: 'route',
+      attempt: 1,
     };
     const outcome = this.dispatcher.dispatch(notification, context, trace);
     return typeof outcome === 'string' ? DISPATCH_REPLIES[outcome] : outcome;

@@ -22,9 +22,9 @@ export function createNotificationsController(): Type<unknown> {
   return PayoutsNotificationsController;
 }
 
-/** Called once the options are resolved. With notifications off the class gets no route at all. */
+/** Called once the options are resolved. With notifications off, or no route, the class gets no route at all. */
 export function bindNotificationsRoute(controller: Type<unknown>, config: NotificationsConfig | false): void {
-  if (!config) {
+  if (!config || !config.route) {
     Controller()(controller);
     return;
   }

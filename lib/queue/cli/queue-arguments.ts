@@ -1,0 +1,116 @@
+import { parseArgs } from 'node:util';
+import { isWholeNumber } from '../../common/whole-number.js';
+import { notificationsQueueName } from '../notifications-queue-name.js';
+import { type RedisUrlConnection, redisUrlConnection } from './redis-url-connection.js';
+
+export const QUEUE_USAGE = `Usage: nestjs-payouts queue <failed|replay> [options]
+
+Shows and replays the notifications that queue mode could not handle: those whose handlers failed on
+every attempt stay in the queue's failed set until replayed.
+
+Commands:
+  failed                  List the failed notifications, newest first
+  replay --job <id>       Run one failed notification again, with a fresh set of attempts
+  replay --all            Run every failed notification again
+
+Options:
+  --redis-url <url>       redis://[user:password@]host:port[/db], or rediss:// for TLS
+                          (default: the REDIS_URL environment variable, which keeps a password
+                          out of the process list)
+  --account <name>        The registration's name, whose queue is payouts-notifications-<name>
+                          (default: the unnamed registration's, payouts-notifications)
+  --queue <name>          The queue's name, when payoutsQueue() was given a queueName
+  --prefix <prefix>       BullMQ's key prefix, when payoutsQueue() was given one (default: bull)
+  --limit <n>             failed: how many to list at most (default: 100)
+  --timeout-ms <n>        How long to wait for Redis (default: 5000)
+  -h, --help              Show this help
+
+Exit status: 0 on success, 1 when the job to replay is not in the failed set,
+2 for invalid options or when Redis cannot be reached.`;
+
+export interface QueueInvocation {
+  readonly action: 'failed' | 'replay';
+  readonly connection: RedisUrlConnection;
+  readonly queueName: string;
+  readonly prefix: string | undefined;
+  /** `replay`: one job, or `'all'`. */
+  readonly job: string | 'all' | undefined;
+  readonly limit: number;
+  readonly timeoutMs: number;
+}
+
+/** The parsed command line, `'help'`, or the message of the first problem found. */
+export type QueueArguments = QueueInvocation | 'help' | { problem: string };
+
+class InvalidArgument extends Error {}
+
+export function parseQueueArguments(args: string[], env: NodeJS.ProcessEnv): QueueArguments {
+  try {
+    return parse(args, env);
+  } catch (error) {
+    if (error instanceof InvalidArgument || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
+      return { problem: (error as Error).message };
+    }
+    throw error;
+  }
+}
+
+function parse(args: string[], env: NodeJS.ProcessEnv): QueueInvocation | 'help' {
+  const { values, positionals } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: true,
+    options: {
+      'redis-url': { type: 'string' },
+      account: { type: 'string' },
+      queue: { type: 'string' },
+      prefix: { type: 'string' },
+      job: { type: 'string' },
+      all: { type: 'boolean' },
+      limit: { type: 'string' },
+      'timeout-ms': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) return 'help';
+  const [action, ...extra] = positionals;
+  if (action !== 'failed' && action !== 'replay') {
+    throw new InvalidArgument(
+      action === undefined ? 'a command is required: failed or replay' : `unknown command "${action}"`,
+    );
+  }
+  if (extra.length > 0) throw new InvalidArgument(`unexpected argument "${extra[0]}"`);
+  if (values.account !== undefined && values.queue !== undefined) {
+    throw new InvalidArgument('--account and --queue name the same thing: give one of them');
+  }
+  return {
+    action,
+    connection: parseRedisUrl(values['redis-url'] ?? (env.REDIS_URL || undefined)),
+    queueName: values.queue ?? notificationsQueueName(values.account),
+    prefix: values.prefix,
+    job: action === 'replay' ? parseJob(values.job, values.all) : undefined,
+    limit: parseWholeNumber('--limit', values.limit, 100),
+    timeoutMs: parseWholeNumber('--timeout-ms', values['timeout-ms'], 5000),
+  };
+}
+
+function parseRedisUrl(url: string | undefined): RedisUrlConnection {
+  if (url === undefined) throw new InvalidArgument('--redis-url is required (or the REDIS_URL environment variable)');
+  const connection = redisUrlConnection(url);
+  // The value is not echoed: it may hold a password.
+  if (!connection) throw new InvalidArgument('--redis-url must be a redis:// or rediss:// URL');
+  return connection;
+}
+
+function parseJob(job: string | undefined, all: boolean | undefined): string | 'all' {
+  if ((job === undefined) === !all) throw new InvalidArgument('replay takes either --job <id> or --all');
+  return job ?? 'all';
+}
+
+function parseWholeNumber(option: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const number = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!isWholeNumber(number, 1))
+    throw new InvalidArgument(`${option} must be a whole number of at least 1; got "${value}"`);
+  return number;
+}

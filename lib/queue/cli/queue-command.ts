@@ -1,0 +1,125 @@
+import { Queue } from 'bullmq';
+import { withDeadline } from '../../common/with-deadline.js';
+import {
+  type FailedNotification,
+  listFailedNotifications,
+  replayFailedNotification,
+  replayFailedNotifications,
+} from '../dead-letters.js';
+import { parseQueueArguments, QUEUE_USAGE, type QueueInvocation } from './queue-arguments.js';
+import { describeConnection } from './redis-url-connection.js';
+
+export const EXIT_OK = 0;
+export const EXIT_NOT_REPLAYED = 1;
+export const EXIT_USAGE = 2;
+
+export interface CommandOutput {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+/** Failed reasons are shown up to this length, on one line. */
+const SHOWN_REASON_CHARS = 200;
+
+class RedisUnreachable extends Error {}
+
+/** Runs `nestjs-payouts queue …` and resolves with the process exit status. */
+export async function runQueueCommand(args: string[], output: CommandOutput, env: NodeJS.ProcessEnv): Promise<number> {
+  const parsed = parseQueueArguments(args, env);
+  if (parsed === 'help') {
+    output.out(QUEUE_USAGE);
+    return EXIT_OK;
+  }
+  if ('problem' in parsed) {
+    output.err(`Error: ${parsed.problem}`);
+    output.err('Run "nestjs-payouts queue --help" for the options.');
+    return EXIT_USAGE;
+  }
+  output = redacted(output, parsed);
+  const where = `queue ${parsed.queueName} at ${describeConnection(parsed.connection)}`;
+  const queue = new Queue(parsed.queueName, {
+    // One connection attempt: a command that cannot reach Redis says so and ends, rather than retrying for ever.
+    connection: { ...parsed.connection, connectTimeout: parsed.timeoutMs, retryStrategy: () => null },
+    prefix: parsed.prefix,
+  });
+  const errors: Error[] = [];
+  queue.on('error', (error) => errors.push(error));
+  try {
+    const run =
+      parsed.action === 'failed' ? listFailed(queue, parsed, where, output) : replay(queue, parsed, where, output);
+    return await withDeadline(run, parsed.timeoutMs, () => new RedisUnreachable(errors[0]?.message ?? 'no reply'));
+  } catch (error) {
+    const reason = error instanceof RedisUnreachable ? error.message : (errors[0]?.message ?? String(error));
+    output.err(`Error: cannot reach Redis for ${where} (${reason}).`);
+    return EXIT_USAGE;
+  } finally {
+    await withDeadline(queue.close(), 1000, () => new Error('timeout')).catch(() => queue.disconnect());
+  }
+}
+
+async function listFailed(
+  queue: Queue,
+  invocation: QueueInvocation,
+  where: string,
+  output: CommandOutput,
+): Promise<number> {
+  const [total, failed] = await Promise.all([
+    queue.getFailedCount(),
+    listFailedNotifications(queue, { limit: invocation.limit }),
+  ]);
+  output.out(
+    `${total} failed notification${total === 1 ? '' : 's'} in ${where}${total > failed.length ? `, the newest ${failed.length} shown` : ''}`,
+  );
+  for (const notification of failed) output.out(describeFailed(notification));
+  return EXIT_OK;
+}
+
+async function replay(
+  queue: Queue,
+  invocation: QueueInvocation,
+  where: string,
+  output: CommandOutput,
+): Promise<number> {
+  if (invocation.job === 'all') {
+    const count = await replayFailedNotifications(queue);
+    output.out(`Replayed ${count} failed notification${count === 1 ? '' : 's'} of ${where}`);
+    return EXIT_OK;
+  }
+  const outcome = await replayFailedNotification(queue, invocation.job!);
+  if (outcome === 'replayed') {
+    output.out(`Replayed job ${invocation.job} of ${where}`);
+    return EXIT_OK;
+  }
+  const why = outcome === 'not-found' ? 'there is no such job' : 'it is not in the failed set';
+  output.err(`Error: job ${invocation.job} of ${where} was not replayed: ${why}.`);
+  return EXIT_NOT_REPLAYED;
+}
+
+function describeFailed({
+  jobId,
+  dedupeKey,
+  eventType,
+  attemptsMade,
+  failedAt,
+  failedReason,
+}: FailedNotification): string {
+  const reason = failedReason.replace(/\s+/g, ' ');
+  const shown = reason.length > SHOWN_REASON_CHARS ? `${reason.slice(0, SHOWN_REASON_CHARS)}…` : reason;
+  return [
+    jobId,
+    eventType,
+    dedupeKey ?? '(unreadable job data)',
+    `${attemptsMade} attempt${attemptsMade === 1 ? '' : 's'}`,
+    `failed ${failedAt?.toISOString() ?? 'at an unknown time'}`,
+    shown,
+  ].join('  ');
+}
+
+/** The URL's credentials never reach the output, whatever an error message echoes. */
+function redacted(output: CommandOutput, { connection }: QueueInvocation): CommandOutput {
+  const secrets = [connection.password, connection.username].filter(
+    (value): value is string => value !== undefined && value.length >= 4,
+  );
+  const hide = (line: string) => secrets.reduce((shown, secret) => shown.split(secret).join('redacted'), line);
+  return { out: (line) => output.out(hide(line)), err: (line) => output.err(hide(line)) };
+}

@@ -1,0 +1,31 @@
+/** Redis connection options, as both bullmq 5 and 6 take them, read from a `redis://` or `rediss://` URL. */
+export interface RedisUrlConnection {
+  host: string;
+  port: number;
+  username?: string;
+  password?: string;
+  db?: number;
+  tls?: object;
+}
+
+/** The connection options of `url`, or `undefined` when it is no Redis URL. */
+export function redisUrlConnection(url: string): RedisUrlConnection | undefined {
+  if (!URL.canParse(url)) return undefined;
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') return undefined;
+  const db = parsed.pathname.replace(/^\//, '');
+  if (db !== '' && !/^\d+$/.test(db)) return undefined;
+  return {
+    host: parsed.hostname.replace(/^\[|\]$/g, ''),
+    port: parsed.port === '' ? 6379 : Number(parsed.port),
+    ...(parsed.username !== '' && { username: decodeURIComponent(parsed.username) }),
+    ...(parsed.password !== '' && { password: decodeURIComponent(parsed.password) }),
+    ...(db !== '' && { db: Number(db) }),
+    ...(parsed.protocol === 'rediss:' && { tls: {} }),
+  };
+}
+
+/** `host:port` of a connection, what the command shows of it: never the credentials. */
+export function describeConnection({ host, port }: RedisUrlConnection): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}

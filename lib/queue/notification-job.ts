@@ -1,0 +1,46 @@
+import { createHash } from 'node:crypto';
+import type { NotificationContext } from '../index.js';
+
+/**
+ * What a job holds: the validated notification, as the service sent it, and what the handlers' context needs.
+ * Never the request's headers, query string or raw body, which may carry the notification secret.
+ */
+export interface NotificationJobData {
+  readonly notification: Readonly<Record<string, unknown>>;
+  readonly dedupeKey: string;
+  /** ISO 8601. */
+  readonly receivedAt: string;
+  readonly ip?: string;
+}
+
+/**
+ * The job id of a notification: one per dedupe key, so concurrent deliveries and re-sends, on any instance, find
+ * the job already there and add nothing. BullMQ refuses `:` and integer-like ids, and the key holds both `:` and
+ * anything the service puts in its ids, hence a hash; the prefix says what the id is in a dashboard.
+ */
+export function notificationJobId(dedupeKey: string): string {
+  return `notification-${createHash('sha256').update(dedupeKey).digest('hex')}`;
+}
+
+/** BullMQ stores `JSON.stringify()` of it: the notification's own fields, unknown ones included. */
+export function notificationJobData(
+  notification: Readonly<Record<string, unknown>>,
+  context: NotificationContext,
+): NotificationJobData {
+  return {
+    notification,
+    dedupeKey: context.dedupeKey,
+    receivedAt: context.receivedAt.toISOString(),
+    ...(context.ip !== undefined && { ip: context.ip }),
+  };
+}
+
+/** Job data as a worker reads it back: `undefined` when a field is missing or of another type. */
+export function readNotificationJobData(data: unknown): NotificationJobData | undefined {
+  if (data === null || typeof data !== 'object') return undefined;
+  const { notification, dedupeKey, receivedAt, ip } = data as Record<string, unknown>;
+  if (notification === null || typeof notification !== 'object' || typeof dedupeKey !== 'string') return undefined;
+  if (typeof receivedAt !== 'string' || Number.isNaN(Date.parse(receivedAt))) return undefined;
+  if (ip !== undefined && typeof ip !== 'string') return undefined;
+  return data as NotificationJobData;
+}

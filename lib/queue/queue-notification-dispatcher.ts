@@ -1,0 +1,138 @@
+import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
+import { Queue, Worker } from 'bullmq';
+import { stackOf } from '../common/error-stack.js';
+import { withDeadline } from '../common/with-deadline.js';
+import {
+  type DispatchedNotification,
+  type NotificationContext,
+  type NotificationDispatcher,
+  type NotificationDispatcherHost,
+  type NotificationDispatchOutcome,
+  NotificationEnqueueError,
+} from '../index.js';
+import { notificationJobData, notificationJobId, readNotificationJobData } from './notification-job.js';
+import { createNotificationProcessor, type NotificationJobResult } from './notification-processor.js';
+import type { PayoutsQueueConfig } from './payouts-queue-options.js';
+import { throttledErrorLog } from './throttled-error-log.js';
+
+/** How long closing the producer waits for Redis, which may be away. */
+const QUEUE_CLOSE_TIMEOUT_MS = 5000;
+
+/**
+ * Queue mode: the route stores each notification as a BullMQ job, and answers once Redis has it; workers run the
+ * handlers, retry failures with backoff, and leave what keeps failing in the failed set. Nest runs its hooks: the
+ * worker starts at bootstrap, and on shutdown it stops taking jobs and finishes the running ones, then the producer
+ * closes after the HTTP server, so that the adds of requests still in flight complete.
+ */
+export class QueueNotificationDispatcher
+  implements NotificationDispatcher, OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown
+{
+  private readonly logger = new Logger('PayoutsQueue');
+  /** The producer, also what the registration exports for dashboards and the dead-letter functions. */
+  readonly queue: Queue;
+  private worker: Worker | undefined;
+
+  constructor(
+    private readonly host: NotificationDispatcherHost,
+    private readonly config: PayoutsQueueConfig,
+    readonly queueName: string,
+  ) {
+    this.queue = new Queue(queueName, { connection: config.connection, prefix: config.prefix });
+    this.queue.on('error', throttledErrorLog(this.logger, `Queue ${queueName}`));
+  }
+
+  dispatch(notification: DispatchedNotification, context: NotificationContext): Promise<NotificationDispatchOutcome> {
+    const { dedupeKey } = context;
+    const { attempts, backoffMs, retentionMs, enqueueTimeoutMs } = this.config;
+    const added = this.queue.add(notification.eventType, notificationJobData(notification, context), {
+      // A second add of this id, from a re-send or another instance, leaves the job as it is.
+      jobId: notificationJobId(dedupeKey),
+      attempts,
+      backoff: { type: 'exponential', delay: backoffMs },
+      // Kept for the retention, never removed on completion: the kept job is what recognises a re-send.
+      removeOnComplete: { age: Math.ceil(retentionMs / 1000) },
+      // The failed set is the dead-letter list: kept until replayed or removed.
+      removeOnFail: false,
+    });
+    return withDeadline(
+      added,
+      enqueueTimeoutMs,
+      () => new NotificationEnqueueError(dedupeKey, 'timeout', `no reply from Redis within ${enqueueTimeoutMs} ms`),
+    ).then(
+      (): NotificationDispatchOutcome => 'enqueued',
+      (error: unknown): NotificationDispatchOutcome => {
+        const failure =
+          error instanceof NotificationEnqueueError
+            ? error
+            : new NotificationEnqueueError(dedupeKey, 'error', messageOf(error), { cause: error });
+        this.logger.error(`${failure.message} Not acknowledged, so the service sends it again.`, stackOf(error));
+        return 'failed';
+      },
+    );
+  }
+
+  /** Starts taking jobs once every module is initialised, the handlers discovered. */
+  onApplicationBootstrap(): void {
+    if (!this.config.worker) return;
+    const { connection, prefix, concurrency, lockDurationMs } = this.config;
+    const worker = new Worker<unknown, NotificationJobResult>(
+      this.queueName,
+      createNotificationProcessor(this.host, this.logger),
+      // A stalled job (its worker died) is looked for as often as a lock lasts.
+      { connection, prefix, concurrency, lockDuration: lockDurationMs, stalledInterval: lockDurationMs },
+    );
+    worker.on('error', throttledErrorLog(this.logger, `Worker of queue ${this.queueName}`));
+    worker.on('failed', (job, error) => {
+      if (job) this.reportFailure(job, error);
+    });
+    worker.on('stalled', (jobId) => {
+      this.logger.warn(`Job ${jobId} of queue ${this.queueName} stalled (its worker stopped mid-run); it runs again`);
+    });
+    this.worker = worker;
+  }
+
+  /** Stops taking jobs and waits for the running ones, up to `shutdownTimeoutMs`. */
+  async onModuleDestroy(): Promise<void> {
+    const worker = this.worker;
+    if (!worker) return;
+    this.worker = undefined;
+    const { shutdownTimeoutMs } = this.config;
+    try {
+      await withDeadline(worker.close(), shutdownTimeoutMs, () => new Error('timeout'));
+    } catch {
+      this.logger.warn(
+        `Handlers still running after shutdownTimeoutMs (${shutdownTimeoutMs} ms) are left to stop with the process; ` +
+          `their jobs run again on another worker once their locks expire`,
+      );
+    }
+  }
+
+  /** After the HTTP server has closed, so the adds of the last requests complete first. */
+  async onApplicationShutdown(): Promise<void> {
+    await withDeadline(this.queue.close(), QUEUE_CLOSE_TIMEOUT_MS, () => new Error('timeout')).catch(() => undefined);
+  }
+
+  /** One error when a notification has failed for good; a warning for an attempt that is retried. */
+  private reportFailure(
+    job: { id?: string; data: unknown; attemptsMade: number; opts: { attempts?: number }; finishedOn?: number | null },
+    error: Error,
+  ): void {
+    const key = readNotificationJobData(job.data)?.dedupeKey ?? `in job ${job.id}`;
+    const attempts = job.opts.attempts ?? 1;
+    const final =
+      error.name === 'UnrecoverableError' || job.attemptsMade >= attempts || typeof job.finishedOn === 'number';
+    if (!final) {
+      this.logger.warn(`Notification ${key} failed attempt ${job.attemptsMade} of ${attempts}; it is retried`);
+      return;
+    }
+    this.logger.error(
+      `Notification ${key} failed for good after ${job.attemptsMade} attempt${job.attemptsMade === 1 ? '' : 's'}: ` +
+        `${error.message}. Job ${job.id} stays in the failed set of queue ${this.queueName}; replay it with ` +
+        '`nestjs-payouts queue replay` or replayFailedNotification() once the cause is fixed.',
+    );
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,347 @@
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { PaymentMethodNotification } from 'nestjs-payouts';
+import {
+  listFailedNotifications,
+  notificationJobId,
+  replayFailedNotification,
+  replayFailedNotifications,
+} from 'nestjs-payouts/queue';
+import { ADAPTERS, cardAdded, post } from '../notifications/notifications-test-app.js';
+import { RecordingLogger } from '../recording-logger.js';
+import { eventually } from '../support/eventually.js';
+import { describeWithRedis } from '../support/redis-suite.js';
+import { RedisServer } from '../support/redis-server.js';
+import {
+  ACK,
+  FAILED,
+  inspectRedis,
+  paymentMethodId,
+  type QueueApp,
+  SECRET,
+  startQueueApp,
+  uniqueQueueName,
+} from './queue-test-app.js';
+
+const dedupeKeyOf = (notification: Record<string, unknown>) => {
+  const { shopper, paymentMethod, timestamp } = notification as {
+    shopper: { id: string };
+    paymentMethod: { id: string };
+    timestamp: string;
+  };
+  return `${notification.eventType}:${shopper.id}:${paymentMethod.id}:${encodeURIComponent(timestamp)}`;
+};
+
+describeWithRedis('queue mode (payoutsQueue) on a real Redis', () => {
+  let redis: RedisServer;
+  let client: Redis;
+  const apps: QueueApp[] = [];
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+    client = inspectRedis(redis);
+  });
+  afterAll(async () => {
+    client?.disconnect();
+    await redis?.close();
+  });
+  afterEach(async () => {
+    await Promise.all(apps.splice(0).map((app) => app.close()));
+  });
+  const launch = async (...args: Parameters<typeof startQueueApp>) => {
+    const app = await startQueueApp(...args);
+    apps.push(app);
+    return app;
+  };
+  const completed = (app: QueueApp, notification: Record<string, unknown>) =>
+    eventually(
+      async () =>
+        (await app.queue.getJob(notificationJobId(dedupeKeyOf(notification))))?.finishedOn ? true : undefined,
+      10_000,
+      'the job completes',
+    );
+
+  describe.each(ADAPTERS)('on %s', (adapter) => {
+    it('acknowledges once stored; a worker runs the handler with the validated classes and a queue context', async () => {
+      const app = await launch(adapter, redis, {}, { rawBody: true });
+      const notification = cardAdded({ extra: { nested: [1] } });
+
+      const reply = await post(app.route, notification, { headers: { 'x-trace-secret': 'header-value-7f3a' } });
+
+      expect([reply.status, reply.body]).toEqual([200, ACK]);
+      await completed(app, notification);
+      const [run] = app.events.runs;
+      expect(app.events.runs).toHaveLength(1);
+      expect(run!.notification).toBeInstanceOf(PaymentMethodNotification);
+      expect(JSON.parse(JSON.stringify(run!.notification))).toEqual(notification);
+      expect(run!.context).toMatchObject({
+        source: 'queue',
+        attempt: 1,
+        headers: {},
+        rawBody: undefined,
+        account: 'default',
+        dedupeKey: dedupeKeyOf(notification),
+        ip: '127.0.0.1',
+      });
+      expect(run!.context.receivedAt).toBeInstanceOf(Date);
+    });
+
+    it('stores the notification and the context it needs, never a header, the query string or the raw body', async () => {
+      const app = await launch(adapter, redis, { worker: false }, { rawBody: true });
+      const notification = cardAdded();
+
+      const reply = await post(app.route, notification, { headers: { 'x-trace-secret': 'header-value-7f3a' } });
+
+      expect(reply.status).toBe(200);
+      const key = `bull:${app.queue.name}:${notificationJobId(dedupeKeyOf(notification))}`;
+      const stored = await client.hgetall(key);
+      expect(JSON.parse(stored.data!)).toEqual({
+        notification,
+        dedupeKey: dedupeKeyOf(notification),
+        receivedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        ip: '127.0.0.1',
+      });
+      expect(stored.name).toBe('PAYMENT_METHOD_ADDED');
+      const everything = JSON.stringify(stored);
+      for (const secret of [SECRET, 'header-value-7f3a', 'x-trace-secret', 'token=', 'content-length']) {
+        expect(everything).not.toContain(secret);
+      }
+    });
+
+    it('collapses concurrent deliveries and re-sends onto one job, acknowledging each, and runs the handler once', async () => {
+      const app = await launch(adapter, redis);
+      const notification = cardAdded();
+
+      const replies = await Promise.all(Array.from({ length: 20 }, () => post(app.route, notification)));
+      await completed(app, notification);
+      const resend = await post(app.route, notification);
+
+      expect(new Set([...replies, resend].map((reply) => `${reply.status} ${reply.body}`))).toEqual(
+        new Set([`200 ${ACK}`]),
+      );
+      expect(app.events.runs).toHaveLength(1);
+      expect(await app.queue.getJobCounts('completed', 'waiting', 'delayed', 'failed')).toMatchObject({
+        completed: 1,
+        waiting: 0,
+        delayed: 0,
+        failed: 0,
+      });
+    });
+  });
+
+  it('retries a failing handler with exponential backoff, and completes on the third attempt', async () => {
+    const logger = new RecordingLogger();
+    const app = await launch('express', redis, { attempts: 3, backoffMs: 100 }, { logger });
+    app.events.behaviour = (_notification, context) => {
+      if (context.attempt < 3) throw new Error(`database down on attempt ${context.attempt}`);
+    };
+    const notification = cardAdded();
+
+    expect((await post(app.route, notification)).body).toBe(ACK);
+    await completed(app, notification);
+
+    const runs = app.events.runs;
+    expect(runs.map((run) => run.context.attempt)).toEqual([1, 2, 3]);
+    // BullMQ's exponential backoff: at least 100 ms, then at least 200 ms, before each retry.
+    expect(runs[1]!.startedAt - runs[0]!.startedAt).toBeGreaterThanOrEqual(100);
+    expect(runs[2]!.startedAt - runs[1]!.startedAt).toBeGreaterThanOrEqual(200);
+    const job = await app.queue.getJob(notificationJobId(dedupeKeyOf(notification)));
+    expect([await job!.getState(), job!.attemptsMade, job!.returnvalue]).toEqual(['completed', 3, 'handled']);
+    expect(logger.messages('error')).toEqual([]);
+    expect(logger.messages('warn').filter((line) => line.includes('it is retried'))).toHaveLength(2);
+  });
+
+  it('leaves a notification that always fails in the failed set, logs one error naming it, and replays it', async () => {
+    const logger = new RecordingLogger();
+    const app = await launch('fastify', redis, { attempts: 2, backoffMs: 20 }, { logger });
+    let broken = true;
+    app.events.behaviour = () => {
+      if (broken) throw new Error('the ledger is read-only');
+    };
+    const notification = cardAdded();
+    const dedupeKey = dedupeKeyOf(notification);
+    const jobId = notificationJobId(dedupeKey);
+
+    expect((await post(app.route, notification)).body).toBe(ACK);
+    const [failed] = await eventually(
+      async () => {
+        const list = await listFailedNotifications(app.queue);
+        return list.length > 0 ? list : undefined;
+      },
+      10_000,
+      'the notification is in the failed set',
+    );
+
+    expect(failed).toEqual({
+      jobId,
+      dedupeKey,
+      eventType: 'PAYMENT_METHOD_ADDED',
+      attemptsMade: 2,
+      failedReason: `Handler failure on notification ${dedupeKey}: QueuedEvents.handle: the ledger is read-only`,
+      failedAt: expect.any(Date),
+    });
+    expect(app.events.runs).toHaveLength(2);
+    const errors = logger.messages('error');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain(`Notification ${dedupeKey} failed for good after 2 attempts`);
+
+    broken = false;
+    expect(await replayFailedNotification(app.queue, jobId)).toBe('replayed');
+    await completed(app, notification);
+    expect(app.events.runs.map((run) => run.context.attempt)).toEqual([1, 2, 1]);
+    expect(await listFailedNotifications(app.queue)).toEqual([]);
+    expect(await replayFailedNotification(app.queue, jobId)).toBe('not-failed');
+    expect(await replayFailedNotification(app.queue, 'notification-unknown')).toBe('not-found');
+  });
+
+  it('replays every failed notification at once', async () => {
+    const app = await launch('express', redis, { attempts: 1 }, { logger: new RecordingLogger() });
+    let broken = true;
+    app.events.behaviour = () => {
+      if (broken) throw new Error('down');
+    };
+    const notifications = [cardAdded(), cardAdded(), cardAdded()];
+    for (const notification of notifications) expect((await post(app.route, notification)).body).toBe(ACK);
+    await eventually(async () => ((await app.queue.getFailedCount()) === 3 ? true : undefined), 10_000, 'all fail');
+
+    broken = false;
+    expect(await replayFailedNotifications(app.queue)).toBe(3);
+    for (const notification of notifications) await completed(app, notification);
+    expect(app.events.runs).toHaveLength(6);
+    expect(await app.queue.getFailedCount()).toBe(0);
+  });
+
+  it('fails a job whose data no longer validates at once, without retries and without running a handler', async () => {
+    const logger = new RecordingLogger();
+    const app = await launch('express', redis, { attempts: 5 }, { logger });
+    const notification = cardAdded();
+    (notification.paymentMethod as { card: Record<string, unknown> }).card.lastFour = '42';
+    const dedupeKey = dedupeKeyOf(notification);
+
+    await app.queue.add(
+      'PAYMENT_METHOD_ADDED',
+      { notification, dedupeKey, receivedAt: new Date().toISOString() },
+      {
+        jobId: notificationJobId(dedupeKey),
+        attempts: 5,
+      },
+    );
+    const [failed] = await eventually(
+      async () => {
+        const list = await listFailedNotifications(app.queue);
+        return list.length > 0 ? list : undefined;
+      },
+      10_000,
+      'the job fails',
+    );
+
+    expect(failed!.attemptsMade).toBe(1);
+    expect(failed!.failedReason).toBe(
+      'The stored notification no longer validates (paymentMethod.card.lastFour must be 4 digits); not retried',
+    );
+    expect(app.events.runs).toEqual([]);
+    expect(logger.messages('error')).toEqual([expect.stringContaining(`Notification ${dedupeKey} failed for good`)]);
+  });
+
+  it('completes a notification that no handler takes, and says so', async () => {
+    const logger = new RecordingLogger();
+    const app = await launch('express', redis, {}, { logger, providers: [] });
+    const notification = cardAdded();
+
+    expect((await post(app.route, notification)).body).toBe(ACK);
+    await completed(app, notification);
+
+    const job = await app.queue.getJob(notificationJobId(dedupeKeyOf(notification)));
+    expect(job!.returnvalue).toBe('unhandled');
+    expect(logger.messages('warn')).toContain(
+      `No handler for PAYMENT_METHOD_ADDED notification ${dedupeKeyOf(notification)}; completed`,
+    );
+  });
+
+  it('acknowledges a re-send within the retention without a run, and runs it again once the job was removed', async () => {
+    const app = await launch('express', redis, { retentionMs: 1000 });
+    const first = cardAdded();
+    const other = cardAdded();
+
+    await post(app.route, first);
+    await completed(app, first);
+    expect((await post(app.route, first)).body).toBe(ACK);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    // BullMQ removes completed jobs past their age when a later job completes.
+    await post(app.route, other);
+    await completed(app, other);
+    expect(await app.queue.getJob(notificationJobId(dedupeKeyOf(first)))).toBeUndefined();
+    expect((await post(app.route, first)).body).toBe(ACK);
+    await completed(app, first);
+
+    expect(app.events.runsOf(paymentMethodId(first))).toHaveLength(2);
+    expect(app.events.runsOf(paymentMethodId(other))).toHaveLength(1);
+  });
+
+  it('answers 500 within enqueueTimeoutMs while Redis is down, never 200, and stores the re-send once it is back', async () => {
+    const enqueueTimeoutMs = 300;
+    const logger = new RecordingLogger();
+    const app = await launch('fastify', redis, { enqueueTimeoutMs }, { logger });
+    const notification = cardAdded();
+
+    await redis.stop();
+    try {
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const sentAt = Date.now();
+        const reply = await post(app.route, notification);
+        expect([reply.status, reply.body]).toEqual([500, FAILED]);
+        expect(Date.now() - sentAt).toBeLessThan(enqueueTimeoutMs + 1000);
+      }
+    } finally {
+      await redis.restart();
+    }
+    expect(logger.messages('error')).toContain(
+      `The notification queue could not store notification ${dedupeKeyOf(notification)}: no reply from Redis within ` +
+        `${enqueueTimeoutMs} ms. Not acknowledged, so the service sends it again.`,
+    );
+
+    const reply = await eventually(
+      async () => {
+        const answer = await post(app.route, notification);
+        return answer.status === 200 ? answer : undefined;
+      },
+      15_000,
+      'the route acknowledges again once Redis is back',
+    );
+    expect(reply.body).toBe(ACK);
+    await completed(app, notification);
+    expect(app.events.runs).toHaveLength(1);
+  }, 30_000);
+
+  it('splits the roles: a web instance only stores, a worker instance serves no route and runs the handlers', async () => {
+    const queueName = uniqueQueueName();
+    const web = await launch('express', redis, { queueName, worker: false });
+    const worker = await launch('fastify', redis, { queueName, route: false });
+    const notification = cardAdded();
+
+    expect((await post(web.route, notification)).body).toBe(ACK);
+    await completed(worker, notification);
+
+    expect(web.events.runs).toEqual([]);
+    expect(worker.events.runs).toHaveLength(1);
+    expect((await post(worker.route, notification)).status).toBe(404);
+  });
+});
+
+describeWithRedis('the queue of a registration', () => {
+  let redis: RedisServer;
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+  });
+  afterAll(() => redis?.close());
+
+  it('is a BullMQ Queue under getPayoutsQueueToken(), named after the account unless given a name', async () => {
+    const app = await startQueueApp('express', redis, { queueName: undefined, worker: false });
+    try {
+      expect(app.queue).toBeInstanceOf(Queue);
+      expect(app.queue.name).toBe('payouts-notifications');
+    } finally {
+      await app.close();
+    }
+  });
+});

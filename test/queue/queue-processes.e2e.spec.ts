@@ -1,0 +1,113 @@
+import { fileURLToPath } from 'node:url';
+import { Queue } from 'bullmq';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { notificationJobId } from 'nestjs-payouts/queue';
+import { NodeServerProcess } from '../node-server-process.js';
+import { type AdapterName, cardAdded, post } from '../notifications/notifications-test-app.js';
+import { eventually } from '../support/eventually.js';
+import { describeWithRedis } from '../support/redis-suite.js';
+import { RedisServer } from '../support/redis-server.js';
+import { ACK, paymentMethodId } from './queue-test-app.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const APP = fileURLToPath(new URL('./queue-app.mjs', import.meta.url));
+/** Short, so that a job whose worker was killed is taken up again within the test. */
+const LOCK_MS = 1000;
+
+interface Instance {
+  readonly process: NodeServerProcess;
+  readonly url: string;
+}
+
+const dedupeKeyOf = (notification: Record<string, unknown>) => {
+  const { shopper, paymentMethod, timestamp } = notification as {
+    shopper: { id: string };
+    paymentMethod: { id: string };
+    timestamp: string;
+  };
+  return `${notification.eventType}:${shopper.id}:${paymentMethod.id}:${encodeURIComponent(timestamp)}`;
+};
+
+describeWithRedis('queue mode across app processes', () => {
+  let redis: RedisServer;
+  let queue: Queue;
+  const instances: Instance[] = [];
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+    queue = new Queue('payouts-notifications', { connection: { host: '127.0.0.1', port: redis.port } });
+  });
+  afterAll(async () => {
+    await queue?.close();
+    await redis?.close();
+  });
+  afterEach(async () => {
+    await Promise.all(instances.splice(0).map((instance) => instance.process.kill()));
+  });
+
+  const startInstance = async (adapter: AdapterName, role: 'both' | 'web' | 'worker' = 'both'): Promise<Instance> => {
+    const args = [APP, `--adapter=${adapter}`, `--redis-port=${redis.port}`, `--role=${role}`, `--lock-ms=${LOCK_MS}`];
+    const started = await NodeServerProcess.start(args, { cwd: ROOT, ready: /^ready (\d+)$/, timeoutMs: 20_000 });
+    const instance = { process: started.process, url: `http://127.0.0.1:${started.ready[1]}/payouts/notifications` };
+    instances.push(instance);
+    return instance;
+  };
+  const lines = (pattern: RegExp) => instances.flatMap((instance) => instance.process.linesMatching(pattern));
+  const jobState = async (notification: Record<string, unknown>) =>
+    (await queue.getJob(notificationJobId(dedupeKeyOf(notification))))?.getState();
+
+  it('stores 200 concurrent deliveries over an Express and a Fastify process as one job, run once', async () => {
+    const [express, fastify] = await Promise.all([startInstance('express'), startInstance('fastify')]);
+    const notification = cardAdded();
+    const id = paymentMethodId(notification);
+
+    const replies = await Promise.all(
+      Array.from({ length: 200 }, (_, index) => post((index % 2 ? fastify : express)!.url, notification)),
+    );
+
+    expect(replies.filter((reply) => reply.status !== 200 || reply.body !== ACK)).toEqual([]);
+    await eventually(async () => ((await jobState(notification)) === 'completed' ? true : undefined), 10_000, 'done');
+    expect(lines(new RegExp(`^handler-start ${id} `))).toEqual([`handler-start ${id} 1`]);
+    expect(lines(new RegExp(`^handler-done ${id}$`))).toHaveLength(1);
+    expect(await queue.getJobCounts('completed', 'waiting', 'active', 'failed')).toMatchObject({
+      waiting: 0,
+      active: 0,
+    });
+  }, 40_000);
+
+  it('finishes the running handler on SIGTERM before the process exits, leaving nothing stalled', async () => {
+    const instance = await startInstance('express');
+    const notification = cardAdded({ testBehaviour: { delayMs: 2000 } });
+    const id = paymentMethodId(notification);
+
+    expect((await post(instance.url, notification)).body).toBe(ACK);
+    await instance.process.waitForLine(new RegExp(`^handler-start ${id} 1$`), 10_000);
+    process.kill(instance.process.pid, 'SIGTERM');
+    const exit = await instance.process.waitForExit(15_000);
+
+    expect(exit.signal ?? exit.code).toBe('SIGTERM');
+    expect(instance.process.linesMatching(new RegExp(`^handler-done ${id}$`))).toHaveLength(1);
+    expect(await jobState(notification)).toBe('completed');
+    expect(instance.process.linesMatching(/^error /)).toEqual([]);
+  }, 30_000);
+
+  it('lets another worker complete the job of a worker killed mid-handler, once its lock has expired', async () => {
+    const [web] = await Promise.all([startInstance('express'), startInstance('fastify', 'worker')]);
+    const notification = cardAdded({ testBehaviour: { delayMs: 3000 } });
+    const id = paymentMethodId(notification);
+    const start = new RegExp(`^handler-start ${id} `);
+
+    expect((await post(web!.url, notification)).body).toBe(ACK);
+    const first = await eventually(
+      async () => instances.find((instance) => instance.process.linesMatching(start).length > 0),
+      10_000,
+      'a worker starts the handler',
+    );
+    await first.process.kill();
+    const other = instances.find((instance) => instance !== first)!;
+    await other.process.waitForLine(new RegExp(`^handler-done ${id}$`), LOCK_MS + 15_000);
+
+    expect(first.process.linesMatching(new RegExp(`^handler-done ${id}$`))).toEqual([]);
+    expect(other.process.linesMatching(start)).toHaveLength(1);
+    await eventually(async () => ((await jobState(notification)) === 'completed' ? true : undefined), 5000, 'done');
+  }, 40_000);
+});
