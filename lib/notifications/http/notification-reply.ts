@@ -31,9 +31,9 @@ export const NotificationReplies = {
   duplicate: NotificationReply.json(200, ACK, 'duplicate'),
   unauthorized: error(401, 'Unauthorized', 'unauthorized'),
   notAnObject: error(400, 'The notification must be a JSON object', 'invalid'),
-  inProgress: error(409, 'This notification is being handled; send it again later', 'in-progress'),
-  payloadTooLarge: error(413, 'Payload too large', 'too-large'),
-  unsupportedMediaType: error(415, 'Content-Type must be application/json', 'unsupported-media-type'),
+  inProgress: error(409, 'This notification is being handled; send it again later', 'in_progress'),
+  payloadTooLarge: error(413, 'Payload too large', 'too_large'),
+  unsupportedMediaType: error(415, 'Content-Type must be application/json', 'unsupported_media_type'),
   failed: error(500, 'The notification could not be handled', 'failed'),
 } as const;
 
