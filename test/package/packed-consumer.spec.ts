@@ -16,6 +16,7 @@ const ENTRY_POINTS: { specifier: string; exportName: string }[] = [
   { specifier: 'nestjs-payouts', exportName: 'PayoutsModule' },
   { specifier: 'nestjs-payouts/testing', exportName: 'FakePayoutsService' },
   { specifier: 'nestjs-payouts/redis', exportName: 'RedisNotificationDedupeStore' },
+  { specifier: 'nestjs-payouts/opentelemetry', exportName: 'payoutsOpenTelemetry' },
 ];
 
 const isOptional = (name: string) => manifest.peerDependenciesMeta?.[name]?.optional === true;
