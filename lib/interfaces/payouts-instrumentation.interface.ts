@@ -94,8 +94,8 @@ export interface PayoutsInstrumentation {
   /** Called when a request reaches the notification route. */
   startNotification(): NotificationTrace;
   /**
-   * Continues, in a queue's worker, the trace of a notification whose `carrier()` was stored with it; an empty or
-   * unreadable carrier starts a new trace.
+   * Continues, in a queue's worker, the trace of a notification whose `carrier()` was stored with it; with an empty
+   * or unreadable carrier, the trace goes on under whatever is active in the worker (a new trace when nothing is).
    */
   resumeNotification(carrier: NotificationTraceCarrier): NotificationTrace;
   /**
