@@ -9,7 +9,7 @@ export function resolvePayoutsTelemetry(telemetry: unknown): PayoutsTelemetry | 
     telemetry === null ||
     typeof (telemetry as PayoutsTelemetry).instrument !== 'function'
   ) {
-    throw new PayoutsConfigError('telemetry', "payoutsOpenTelemetry() from 'nestjs-payouts/opentelemetry'");
+    throw new PayoutsConfigError('telemetry', 'the result of payoutsOpenTelemetry() (nestjs-payouts/opentelemetry)');
   }
   return telemetry as PayoutsTelemetry;
 }

@@ -28,7 +28,8 @@ describe('payoutsOpenTelemetry() options', () => {
     expect(error).toBeInstanceOf(PayoutsConfigError);
     expect(error).toMatchObject({ option: 'telemetry' });
     expect((error as Error).message).toBe(
-      `PayoutsModule option "telemetry" is invalid: expected payoutsOpenTelemetry() from 'nestjs-payouts/opentelemetry'.`,
+      'PayoutsModule option "telemetry" is invalid: expected the result of payoutsOpenTelemetry() ' +
+        '(nestjs-payouts/opentelemetry).',
     );
   });
 });
