@@ -4,6 +4,7 @@ import { ACK_BODY, NOTIFICATION_PATH_WITH_TOKEN } from './notification-sample.js
 export const CONNECTIONS = 50;
 
 export interface LoadResult {
+  readonly requests: number;
   readonly requestsPerSecond: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
@@ -40,6 +41,7 @@ export async function postNotifications(
     ],
   });
   return {
+    requests: result.requests.total,
     requestsPerSecond: result.requests.total / result.duration,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,

@@ -6,11 +6,19 @@ import { measureDedupeMemory } from './phases/dedupe-memory.phase.js';
 import { measureNotificationRoute } from './phases/notification-route.phase.js';
 import { measurePayoutsClient } from './phases/payouts-client.phase.js';
 import { measureRedisMemory } from './phases/redis-memory.phase.js';
+import { measureTelemetry } from './phases/telemetry.phase.js';
 import { FULL_SETTINGS, QUICK_SETTINGS } from './settings.js';
 
 const quick = process.argv.includes('--quick');
 const SETTINGS = quick ? QUICK_SETTINGS : FULL_SETTINGS;
-const PHASES = ['notification-route', 'payouts-client', 'dedupe-memory', 'redis-memory', 'cold-start'] as const;
+const PHASES = [
+  'notification-route',
+  'payouts-client',
+  'telemetry',
+  'dedupe-memory',
+  'redis-memory',
+  'cold-start',
+] as const;
 /** `--phase=payouts-client` runs that phase alone, for before/after figures of a change that touches only it. */
 const onlyPhase = process.argv.find((arg) => arg.startsWith('--phase='))?.slice('--phase='.length);
 if (onlyPhase !== undefined && !(PHASES as readonly string[]).includes(onlyPhase)) {
@@ -50,11 +58,13 @@ console.log(
 try {
   const route = runs('notification-route') ? await measureNotificationRoute(SETTINGS) : { failures: 0 };
   if (runs('payouts-client')) await measurePayoutsClient(SETTINGS);
+  const telemetry = runs('telemetry') ? await measureTelemetry(SETTINGS) : { failures: 0 };
   if (runs('dedupe-memory')) await measureDedupeMemory(SETTINGS.dedupeCheckpoints);
   if (runs('redis-memory')) await measureRedisMemory(SETTINGS.dedupeCheckpoints);
   if (runs('cold-start')) await measureColdStart(SETTINGS.rounds);
-  if (route.failures > 0) {
-    await shutdown(1, `bench: ${route.failures} notifications were not acknowledged; the route figures are invalid`);
+  const failures = route.failures + telemetry.failures;
+  if (failures > 0) {
+    await shutdown(1, `bench: ${failures} notifications were not acknowledged; the route figures are invalid`);
   }
   await shutdown(0);
 } catch (error) {

@@ -30,27 +30,6 @@ export type { PayoutsApiMethod, PayoutsApiRequest, PayoutsQueryValue } from './p
 export type { PayoutsApiResponse } from './payouts/payouts-api-response.interface.js';
 export type { PayoutsTransportOptions } from './interfaces/payouts-transport-options.interface.js';
 export { PayoutsExceptionFilter } from './payouts/payouts-exception.filter.js';
-export type { PayoutsEventListener } from './common/events/payouts-event-emitter.js';
-export type {
-  PayoutsEvents,
-  PayoutsNotificationEvent,
-  PayoutsRequestEvent,
-  PayoutsResponseEvent,
-} from './interfaces/payouts-events.interface.js';
-/** What the `telemetry` option takes; `nestjs-payouts/opentelemetry` implements it. */
-export type {
-  NotificationDedupeResult,
-  NotificationOutcome,
-  NotificationTrace,
-  NotificationTraceCarrier,
-  PayoutsAttemptOutcome,
-  PayoutsCallOperation,
-  PayoutsCallTargetInfo,
-  PayoutsCallTrace,
-  PayoutsInstrumentation,
-  PayoutsTelemetry,
-  PayoutsTelemetryRegistration,
-} from './interfaces/payouts-instrumentation.interface.js';
 export { PayoutRequestDto } from './payouts/dto/payout-request.dto.js';
 export { WalletPayoutMethodDto } from './payouts/dto/wallet-payout-method.dto.js';
 export { PayoutBeneficiaryDto } from './payouts/dto/payout-beneficiary.dto.js';
@@ -91,6 +70,29 @@ export type {
   NotificationsOptions,
   NotificationVerificationOptions,
 } from './interfaces/notifications-options.interface.js';
+
+// Events and telemetry
+export type { PayoutsEventListener } from './common/events/payouts-event-emitter.js';
+export type {
+  PayoutsEvents,
+  PayoutsNotificationEvent,
+  PayoutsRequestEvent,
+  PayoutsResponseEvent,
+} from './interfaces/payouts-events.interface.js';
+// What the `telemetry` option takes; `nestjs-payouts/opentelemetry` implements it.
+export type {
+  NotificationDedupeResult,
+  NotificationOutcome,
+  NotificationTrace,
+  NotificationTraceCarrier,
+  PayoutsAttemptOutcome,
+  PayoutsCallOperation,
+  PayoutsCallTargetInfo,
+  PayoutsCallTrace,
+  PayoutsInstrumentation,
+  PayoutsTelemetry,
+  PayoutsTelemetryRegistration,
+} from './interfaces/payouts-instrumentation.interface.js';
 
 // Errors
 export { PayoutsError } from './errors/payouts.error.js';

@@ -4,10 +4,12 @@ import { OnPaymentMethodAdded, PaymentMethodNotification, PayoutsModule } from '
 import { NOTIFICATION_PATH, NOTIFICATION_SECRET } from '../notification-sample.js';
 import { dedupeStoreFromArgs } from './dedupe-store-args.js';
 import { serveNestApp } from './nest-server.js';
+import { telemetryModeFromArgs, telemetryOption, telemetryProviders } from './telemetry-args.js';
 
 /**
  * 4. This package's route: secret verification, validation, one handler, and the default dedupe store, or with
- * `--store=node-redis|ioredis --redis-url=…` the Redis store shared by several instances.
+ * `--store=node-redis|ioredis --redis-url=…` the Redis store shared by several instances; `--telemetry=…` as
+ * `telemetry-args.ts` says.
  */
 @Injectable()
 class CardEvents {
@@ -16,6 +18,7 @@ class CardEvents {
 }
 
 const store = await dedupeStoreFromArgs();
+const telemetry = telemetryModeFromArgs();
 
 @Module({
   imports: [
@@ -29,9 +32,10 @@ const store = await dedupeStoreFromArgs();
         verification: { secret: { value: NOTIFICATION_SECRET } },
         ...(store && { dedupe: { store } }),
       },
+      ...telemetryOption(telemetry),
     }),
   ],
-  providers: [CardEvents],
+  providers: [CardEvents, ...telemetryProviders(telemetry)],
 })
 class AppModule {}
 

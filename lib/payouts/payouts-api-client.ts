@@ -118,18 +118,18 @@ export class PayoutsApiClient {
         return { status: reply.status, headers: reply.headers, text: replyText(reply.body.bytes) };
       }
       if (reply.status === 401 && this.accessToken.refreshable && !tokenRefreshed) {
-        trace.attemptEnded('retrying', reply.status, cutShort?.code);
+        trace.attemptEnded('retrying', reply.status, undefined);
         tokenRefreshed = true;
         rejectedToken = token;
         this.logger.warn(`${sending.subject}: HTTP 401, sending again with a fresh access token`);
         continue;
       }
       if (retryOnStatus.includes(reply.status) && retries < maxRetries) {
-        trace.attemptEnded('retrying', reply.status, cutShort?.code);
+        trace.attemptEnded('retrying', reply.status, undefined);
         await this.backOff(sending, retries++, `HTTP ${reply.status}`, reply.headers['retry-after']);
         continue;
       }
-      trace.attemptEnded('rejected', reply.status, cutShort?.code);
+      trace.attemptEnded('rejected', reply.status, undefined);
       throw this.apiError(reply, token, sending, cutShort?.description);
     }
   }
