@@ -8,6 +8,11 @@ import type { TelemetryMode } from '../servers/telemetry-args.js';
 import { ADAPTERS, type BenchSettings } from '../settings.js';
 import { median } from '../stats.js';
 import { formatRatio, printTable } from '../table.js';
+import type {
+  InstrumentationCost,
+  InstrumentationCostArgs,
+  InstrumentationVariant,
+} from '../workers/instrumentation-cost.worker.js';
 import type { ClientRunArgs, ClientRunResult } from '../workers/payouts-client.worker.js';
 
 /**
@@ -51,6 +56,7 @@ export async function measureTelemetry(settings: BenchSettings): Promise<{ failu
   const variants: Variant[] = baseline ? ['baseline', ...VARIANTS] : [...VARIANTS];
   const failures = await measureRoute(settings, variants, baseline?.server);
   await measureClient(settings, variants, baseline?.worker);
+  await measureInstrumentation(settings);
   return { failures };
 }
 
@@ -180,5 +186,41 @@ async function measureClient(settings: BenchSettings, variants: Variant[], basel
   } finally {
     await Promise.all([...workers.values()].map((worker) => worker.stop()));
     await stub.stop();
+  }
+}
+
+const INSTRUMENTATION_VARIANTS: readonly InstrumentationVariant[] = ['noop', 'opentelemetry'];
+/** Loop iterations per round and second of the settings' duration: about a second per run. */
+const ITERATIONS_PER_SECOND = 200_000;
+
+/** The instrumentation's own time per notification and per payout call, in a loop without HTTP. */
+async function measureInstrumentation(settings: BenchSettings): Promise<void> {
+  const worker = await BenchChild.start('instrumentation-cost', './workers/instrumentation-cost.worker.js');
+  try {
+    const iterations = ITERATIONS_PER_SECOND * Math.max(1, Math.round(settings.durationSeconds / 8));
+    const run = (variant: InstrumentationVariant) => {
+      const args: InstrumentationCostArgs = { variant, iterations };
+      return worker.call<InstrumentationCost>('run', args, 120_000);
+    };
+    for (const variant of INSTRUMENTATION_VARIANTS) await run(variant);
+    const rounds: Map<InstrumentationVariant, InstrumentationCost>[] = [];
+    for (let round = 0; round < settings.rounds; round++) {
+      const samples = new Map<InstrumentationVariant, InstrumentationCost>();
+      for (const variant of INSTRUMENTATION_VARIANTS) samples.set(variant, await run(variant));
+      rounds.push(samples);
+    }
+    const medianOf = (variant: InstrumentationVariant, pick: (cost: InstrumentationCost) => number) =>
+      median(rounds.map((round) => pick(round.get(variant)!)));
+    printTable(
+      `The instrumentation alone: ${settings.rounds} rounds of ${iterations} iterations (medians)`,
+      ['Instrumentation', 'µs per notification (one handler)', 'µs per createPayout (503, then 201)'],
+      INSTRUMENTATION_VARIANTS.map((variant) => [
+        variant === 'noop' ? 'telemetry off (no-op)' : LABELS.opentelemetry,
+        medianOf(variant, (cost) => cost.notificationMicros),
+        medianOf(variant, (cost) => cost.payoutCallMicros),
+      ]),
+    );
+  } finally {
+    await worker.stop();
   }
 }
