@@ -6,6 +6,7 @@ export const CONNECTIONS = 50;
 export const STEADY_CONNECTIONS = 10;
 
 export interface LoadResult {
+  readonly requests: number;
   readonly requestsPerSecond: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
@@ -45,6 +46,7 @@ export async function postNotifications(
     ],
   });
   return {
+    requests: result.requests.total,
     requestsPerSecond: result.requests.total / result.duration,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,

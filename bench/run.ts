@@ -7,11 +7,12 @@ import { measureNotificationRoute } from './phases/notification-route.phase.js';
 import { measurePayoutsClient } from './phases/payouts-client.phase.js';
 import { measureQueueDelay } from './phases/queue-delay.phase.js';
 import { measureRedisMemory } from './phases/redis-memory.phase.js';
+import { measureTelemetry } from './phases/telemetry.phase.js';
 import { FULL_SETTINGS, QUICK_SETTINGS } from './settings.js';
 
 const quick = process.argv.includes('--quick');
 const SETTINGS = quick ? QUICK_SETTINGS : FULL_SETTINGS;
-const PHASES = ['route', 'queue-delay', 'payouts', 'dedupe', 'redis-memory', 'cold-start'] as const;
+const PHASES = ['route', 'queue-delay', 'payouts', 'telemetry', 'dedupe', 'redis-memory', 'cold-start'] as const;
 type Phase = (typeof PHASES)[number];
 /** `--phase=route` (repeatable) runs only the phases named; every phase runs by default. */
 const chosen = process.argv.filter((arg) => arg.startsWith('--phase=')).map((arg) => arg.slice('--phase='.length));
@@ -54,11 +55,13 @@ try {
   const route = runs('route') ? await measureNotificationRoute(SETTINGS) : { failures: 0 };
   if (runs('queue-delay')) await measureQueueDelay(SETTINGS);
   if (runs('payouts')) await measurePayoutsClient(SETTINGS);
+  const telemetry = runs('telemetry') ? await measureTelemetry(SETTINGS) : { failures: 0 };
   if (runs('dedupe')) await measureDedupeMemory(SETTINGS.dedupeCheckpoints);
   if (runs('redis-memory')) await measureRedisMemory(SETTINGS.dedupeCheckpoints);
   if (runs('cold-start')) await measureColdStart(SETTINGS.rounds);
-  if (route.failures > 0) {
-    await shutdown(1, `bench: ${route.failures} notifications were not acknowledged; the route figures are invalid`);
+  const failures = route.failures + telemetry.failures;
+  if (failures > 0) {
+    await shutdown(1, `bench: ${failures} notifications were not acknowledged; the route figures are invalid`);
   }
   await shutdown(0);
 } catch (error) {

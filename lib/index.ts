@@ -63,7 +63,6 @@ export type {
   NotificationFieldProblem,
   NotificationHandlerRef,
 } from './interfaces/notification-dispatcher.interface.js';
-export type { NotificationTrace } from './interfaces/payouts-instrumentation.interface.js';
 /** The dedupe store of a registration, for `overrideProvider` in tests. */
 export { NOTIFICATION_DEDUPE_STORE } from './payouts.constants.js';
 export type {
@@ -80,6 +79,29 @@ export type {
   NotificationsOptions,
   NotificationVerificationOptions,
 } from './interfaces/notifications-options.interface.js';
+
+// Events and telemetry
+export type { PayoutsEventListener } from './common/events/payouts-event-emitter.js';
+export type {
+  PayoutsEvents,
+  PayoutsNotificationEvent,
+  PayoutsRequestEvent,
+  PayoutsResponseEvent,
+} from './interfaces/payouts-events.interface.js';
+// What the `telemetry` option takes; `nestjs-payouts/opentelemetry` implements it.
+export type {
+  NotificationDedupeResult,
+  NotificationOutcome,
+  NotificationTrace,
+  NotificationTraceCarrier,
+  PayoutsAttemptOutcome,
+  PayoutsCallOperation,
+  PayoutsCallTargetInfo,
+  PayoutsCallTrace,
+  PayoutsInstrumentation,
+  PayoutsTelemetry,
+  PayoutsTelemetryRegistration,
+} from './interfaces/payouts-instrumentation.interface.js';
 
 // Errors
 export { PayoutsError } from './errors/payouts.error.js';

@@ -16,8 +16,14 @@ export const NOTIFICATION_DEDUPE_STORE = Symbol('NOTIFICATION_DEDUPE_STORE');
 /** What a verified, valid notification is handed to (`NotificationDispatcher`): inline handlers by default. */
 export const NOTIFICATION_DISPATCHER = Symbol('NOTIFICATION_DISPATCHER');
 
-/** Receives what the package does, for metrics and traces (`PayoutsInstrumentation`); a no-op by default. */
+/**
+ * Receives what the package does, for metrics, traces and events (`PayoutsInstrumentation`): the `telemetry` option's
+ * (else a no-op), wrapped to emit the events of `PayoutsService`.
+ */
 export const PAYOUTS_INSTRUMENTATION = Symbol('PAYOUTS_INSTRUMENTATION');
+
+/** The listeners of this registration's events (`PayoutsEventEmitter`), added through its `PayoutsService`. */
+export const PAYOUTS_EVENTS = Symbol('PAYOUTS_EVENTS');
 
 /**
  * The account of the unnamed registration: what its handlers see in `context.account`, and the name that

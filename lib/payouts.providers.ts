@@ -1,5 +1,7 @@
 import type { Provider, Type } from '@nestjs/common';
 import type { PayoutsRegistry } from './accounts/payouts-registry.js';
+import { EventsInstrumentation } from './common/events/events-instrumentation.js';
+import { PayoutsEventEmitter } from './common/events/payouts-event-emitter.js';
 import { NOOP_INSTRUMENTATION } from './common/noop-instrumentation.js';
 import { type PayoutsConfig, resolvePayoutsConfig } from './config/payouts-config.js';
 import type { NotificationDedupeStore } from './interfaces/notification-dedupe-store.interface.js';
@@ -20,6 +22,7 @@ import {
   NOTIFICATIONS_CONFIG,
   PAYOUTS_ACCOUNT,
   PAYOUTS_CLIENT_CONFIG,
+  PAYOUTS_EVENTS,
   PAYOUTS_INSTRUMENTATION,
   PAYOUTS_REGISTRATIONS,
 } from './payouts.constants.js';
@@ -86,7 +89,15 @@ export function createPayoutsProviders(
         return new InMemoryNotificationDedupeStore({ ttlMs: dedupe.ttlMs, maxEntries: dedupe.maxEntries });
       },
     },
-    { provide: PAYOUTS_INSTRUMENTATION, useValue: NOOP_INSTRUMENTATION },
+    { provide: PAYOUTS_EVENTS, useFactory: () => new PayoutsEventEmitter() },
+    {
+      provide: PAYOUTS_INSTRUMENTATION,
+      inject: [PAYOUTS_CONFIG, PAYOUTS_EVENTS],
+      useFactory: ({ account, telemetry }: PayoutsConfig, events: PayoutsEventEmitter) => {
+        const instrumentation = telemetry ? telemetry.instrument({ account }) : NOOP_INSTRUMENTATION;
+        return new EventsInstrumentation(instrumentation, events, account);
+      },
+    },
     NotificationHandlersExplorer,
     DiscoveredNotificationHandlers,
     InlineNotificationDispatcher,

@@ -11,12 +11,14 @@ import { NOTIFICATION_PATH, NOTIFICATION_SECRET } from '../notification-sample.j
 import type { HandlerDelays } from '../protocol.js';
 import { dedupeStoreFromArgs } from './dedupe-store-args.js';
 import { serveNestApp } from './nest-server.js';
+import { telemetryModeFromArgs, telemetryOption, telemetryProviders } from './telemetry-args.js';
 
 /**
  * 4. This package's route: secret verification, validation, one handler, and the default dedupe store, or with
  * `--store=node-redis|ioredis --redis-url=…` the Redis store shared by several instances, or with
  * `--queue=web|both --redis-url=…` queue mode, storing only or also running a worker. With `--delays` the handler
- * records how long after its receipt by the route each notification reached it.
+ * records how long after its receipt by the route each notification reached it; `--telemetry=…` as
+ * `telemetry-args.ts` says.
  */
 const argument = (name: string) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
 const recordDelays = process.argv.includes('--delays');
@@ -36,6 +38,7 @@ const redisUrl = argument('redis-url');
 if (queue !== undefined && (!redisUrl || (queue !== 'web' && queue !== 'both'))) {
   throw new Error('expected --queue=web|both with --redis-url=redis://…');
 }
+const telemetry = telemetryModeFromArgs();
 
 @Module({
   imports: [
@@ -58,9 +61,10 @@ if (queue !== undefined && (!redisUrl || (queue !== 'web' && queue !== 'both')))
           }),
         }),
       },
+      ...telemetryOption(telemetry),
     }),
   ],
-  providers: [CardEvents],
+  providers: [CardEvents, ...telemetryProviders(telemetry)],
 })
 class AppModule {}
 

@@ -5,6 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import { type CreatePayoutRequest, PayoutsModule, PayoutsService } from 'nestjs-payouts';
 import { firstValueFrom } from 'rxjs';
 import { runChild } from '../child-main.js';
+import { telemetryModeFromArgs, telemetryOption, telemetryProviders } from '../servers/telemetry-args.js';
 import { percentile } from '../stats.js';
 
 /** 5. `createPayout` against a raw `HttpService.post` of the same body and headers, in one process. */
@@ -30,6 +31,8 @@ const API_KEY = 'bench-api-key';
 const ACCESS_TOKEN = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJiZW5jaCJ9.c2lnbmF0dXJl';
 const stubPort = Number(process.argv.find((arg) => arg.startsWith('--stub-port='))?.slice('--stub-port='.length));
 const baseUrl = `http://127.0.0.1:${stubPort}`;
+/** `--telemetry=…` as `telemetry-args.ts` says. */
+const telemetry = telemetryModeFromArgs();
 
 let sequence = 0;
 function payoutRequest(): CreatePayoutRequest {
@@ -82,10 +85,11 @@ class PayoutClients {
       accessToken: ACCESS_TOKEN,
       timeoutMs: 10_000,
       notifications: false,
+      ...telemetryOption(telemetry),
     }),
     HttpModule,
   ],
-  providers: [PayoutClients],
+  providers: [PayoutClients, ...telemetryProviders(telemetry)],
 })
 class ClientModule {}
 

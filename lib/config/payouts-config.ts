@@ -1,5 +1,6 @@
 import { optionKeys, rejectUnknownKeys } from '../common/known-option-keys.js';
 import { PayoutsConfigError } from '../errors/payouts-config.error.js';
+import type { PayoutsTelemetry } from '../interfaces/payouts-instrumentation.interface.js';
 import type { PayoutsModuleExtras, PayoutsModuleOptions } from '../interfaces/payouts-module-options.interface.js';
 import { type NotificationsConfig, resolveNotificationsConfig } from '../notifications/notifications-config.js';
 import {
@@ -8,8 +9,9 @@ import {
   resolvePayoutsClientConfig,
 } from '../payouts/payouts-client-config.js';
 import { resolvePayoutsAccount } from './payouts-account.js';
+import { resolvePayoutsTelemetry } from './payouts-telemetry.js';
 
-const OPTION_KEYS = [...PAYOUTS_CLIENT_OPTION_KEYS, 'notifications'];
+const OPTION_KEYS = [...PAYOUTS_CLIENT_OPTION_KEYS, 'notifications', 'telemetry'];
 /** Options of the registration itself, read before any options factory runs. */
 const EXTRA_KEYS = optionKeys<PayoutsModuleExtras>()('isGlobal', 'name');
 
@@ -19,6 +21,8 @@ export interface PayoutsConfig {
   readonly account: string;
   readonly client: PayoutsClientConfig;
   readonly notifications: NotificationsConfig | false;
+  /** What builds the registration's instrumentation; undefined for none. */
+  readonly telemetry: PayoutsTelemetry | undefined;
 }
 
 /**
@@ -33,9 +37,10 @@ export function resolvePayoutsConfig(options: PayoutsModuleOptions | undefined, 
   rejectMisplacedExtras(options);
   const client = resolvePayoutsClientConfig(options);
   const notifications = resolveNotificationsConfig(options.notifications);
+  const telemetry = resolvePayoutsTelemetry(options.telemetry);
   // After the slices, whose own checks word some known mistakes better (`maxRedirects` says why it is refused).
   rejectUnknownKeys(options, OPTION_KEYS, '');
-  return { account, client, notifications };
+  return { account, client, notifications, telemetry };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { NotificationsOptions } from './notifications-options.interface.js';
+import type { PayoutsTelemetry } from './payouts-instrumentation.interface.js';
 import type { PayoutsTransportOptions } from './payouts-transport-options.interface.js';
 
 /**
@@ -42,6 +43,11 @@ export interface PayoutsModuleOptions extends PayoutsTransportOptions {
   retries?: number | PayoutsRetryOptions;
   /** Settings of the notification route; `false` registers no route (a payouts-only app). */
   notifications?: NotificationsOptions | false;
+  /**
+   * Traces and metrics: `payoutsOpenTelemetry()` from `nestjs-payouts/opentelemetry`. Default: none, at no cost.
+   * The events of `PayoutsService` (`on('response', …)`) need no option.
+   */
+  telemetry?: PayoutsTelemetry;
 }
 
 /** Extra options of `forRoot` / `forRootAsync` that shape the module rather than its behaviour. */

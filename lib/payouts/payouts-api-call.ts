@@ -1,5 +1,6 @@
 import { PayoutsCallOptionsError } from '../errors/payouts-call-options.error.js';
 import type { PayoutsCallTarget } from '../errors/payouts-call-target.js';
+import type { PayoutsCallOperation } from '../interfaces/payouts-instrumentation.interface.js';
 import type { PayoutsClientConfig } from './payouts-client-config.js';
 import { checkExtraHeaders } from './extra-headers.js';
 import type { PayoutsApiMethod, PayoutsApiRequest } from './payouts-api-request.interface.js';
@@ -7,6 +8,8 @@ import type { PayoutsCallOptions } from './payouts-call-options.interface.js';
 
 /** One call to the payouts API, checked and ready to send as often as the retry rules allow. */
 export interface PayoutsApiCall {
+  /** Which method of `PayoutsService` made it, for the instrumentation. */
+  readonly operation: PayoutsCallOperation;
   readonly method: string;
   /** Absolute, query string included. */
   readonly url: string;
@@ -64,6 +67,7 @@ export function requestCall(config: PayoutsClientConfig, request: PayoutsApiRequ
   }
   const path = filledPath(request.path, request.params);
   return {
+    operation: 'request',
     method,
     url: `${config.baseUrl}${path}${queryString(request.query)}`,
     body: serialisedBody(request.body),

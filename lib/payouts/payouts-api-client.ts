@@ -5,6 +5,7 @@ import { PayoutsAbortedError } from '../errors/payouts-aborted.error.js';
 import { PayoutsApiError } from '../errors/payouts-api.error.js';
 import { callSubject, type PayoutsCallTarget } from '../errors/payouts-call-target.js';
 import { PayoutsNetworkError } from '../errors/payouts-network.error.js';
+import type { PayoutsCallTrace, PayoutsInstrumentation } from '../interfaces/payouts-instrumentation.interface.js';
 import type { PayoutsClientConfig } from './payouts-client-config.js';
 import type { AccessTokenProvider, TokenRequester } from './access-token-provider.js';
 import { AttemptDeadline } from './attempt-deadline.js';
@@ -50,6 +51,7 @@ export class PayoutsApiClient {
     private readonly transport: PayoutsApiTransport,
     private readonly accessToken: AccessTokenProvider,
     private readonly logger: Logger,
+    private readonly instrumentation: PayoutsInstrumentation,
   ) {
     this.configRedactor = new CredentialRedactor(this.credentials(accessToken.fixed));
   }
@@ -68,42 +70,66 @@ export class PayoutsApiClient {
       subject: callSubject(call.requestId, call.requestId === undefined ? target : {}),
     };
     if (call.signal?.aborted) throw new PayoutsAbortedError(call.requestId, target);
+    const trace = this.instrumentation.startPayoutsCall(call.operation, target, call.requestId);
+    try {
+      const success = await trace.run(() => this.sendAttempts(sending, trace));
+      trace.end(undefined);
+      return success;
+    } catch (error) {
+      trace.end(error instanceof Error ? error.name : typeof error);
+      throw error;
+    }
+  }
+
+  /** Sends attempts until one succeeds, or the retry rules say the call has failed. */
+  private async sendAttempts(sending: Sending, trace: PayoutsCallTrace): Promise<ApiSuccess> {
+    const { call, target } = sending;
     const { maxRetries, retryOnStatus } = this.config.retry;
+    let attempts = 0;
     let retries = 0;
     let rejectedToken: string | undefined;
     let tokenRefreshed = false;
     for (;;) {
-      const outcome = await this.attempt(sending, rejectedToken);
+      const outcome = await this.attempt(sending, rejectedToken, trace, ++attempts);
       rejectedToken = undefined;
       if ('failure' in outcome) {
-        if (this.mayRetry(outcome.failure, call) && retries < maxRetries) {
-          await this.backOff(sending, retries++, outcome.failure.code, undefined);
+        const { failure } = outcome;
+        if (this.mayRetry(failure, call) && retries < maxRetries) {
+          trace.attemptEnded('retrying', undefined, failure.code);
+          await this.backOff(sending, retries++, failure.code, undefined);
           continue;
         }
-        throw outcome.failure;
+        const ended = failure instanceof PayoutsNetworkError ? 'network_error' : 'unknown';
+        trace.attemptEnded(ended, undefined, failure.code);
+        throw failure;
       }
       const { reply, token, deadline } = outcome;
       const cutShort = this.bodyCutShort(reply, deadline);
       if (reply.status >= 200 && reply.status < 300) {
         if (cutShort) {
+          trace.attemptEnded('unknown', reply.status, cutShort.code);
           throw new PayoutOutcomeUnknownError(call.requestId, cutShort.code, {
             ...target,
             status: reply.status,
             bodyCutShort: cutShort.description,
           });
         }
+        trace.attemptEnded('succeeded', reply.status, undefined);
         return { status: reply.status, headers: reply.headers, text: replyText(reply.body.bytes) };
       }
       if (reply.status === 401 && this.accessToken.refreshable && !tokenRefreshed) {
+        trace.attemptEnded('retrying', reply.status, undefined);
         tokenRefreshed = true;
         rejectedToken = token;
         this.logger.warn(`${sending.subject}: HTTP 401, sending again with a fresh access token`);
         continue;
       }
       if (retryOnStatus.includes(reply.status) && retries < maxRetries) {
+        trace.attemptEnded('retrying', reply.status, undefined);
         await this.backOff(sending, retries++, `HTTP ${reply.status}`, reply.headers['retry-after']);
         continue;
       }
+      trace.attemptEnded('rejected', reply.status, undefined);
       throw this.apiError(reply, token, sending, cutShort?.description);
     }
   }
@@ -112,7 +138,12 @@ export class PayoutsApiClient {
    * One attempt under its own deadline, which covers the access token (a fresh one after a 401), connecting,
    * sending and the whole reply. Rejects only when nothing was sent: `PayoutsAccessTokenError`, `PayoutsAbortedError`.
    */
-  private async attempt(sending: Sending, rejectedToken: string | undefined): Promise<AttemptOutcome> {
+  private async attempt(
+    sending: Sending,
+    rejectedToken: string | undefined,
+    trace: PayoutsCallTrace,
+    attempt: number,
+  ): Promise<AttemptOutcome> {
     const { call, requestId, target } = sending;
     const deadline = new AttemptDeadline(call.timeoutMs, call.signal);
     try {
@@ -121,6 +152,7 @@ export class PayoutsApiClient {
           ? await this.accessToken.current(sending, deadline)
           : await this.accessToken.refreshed(rejectedToken, sending, deadline);
       if (deadline.abortedByCaller) throw new PayoutsAbortedError(requestId, target);
+      trace.attemptStarted(attempt);
       try {
         const reply = await this.transport.exchange({
           method: call.method,

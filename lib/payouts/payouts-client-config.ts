@@ -27,7 +27,7 @@ export interface PayoutsClientConfig {
 }
 
 /** The top-level options this slice reads; `config/` adds the other slices' keys to check the whole object. */
-export const PAYOUTS_CLIENT_OPTION_KEYS = optionKeys<Omit<PayoutsModuleOptions, 'notifications'>>()(
+export const PAYOUTS_CLIENT_OPTION_KEYS = optionKeys<Omit<PayoutsModuleOptions, 'notifications' | 'telemetry'>>()(
   'baseUrl',
   'apiKey',
   'accessToken',

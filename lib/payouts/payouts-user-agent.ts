@@ -23,5 +23,8 @@ function ownManifest(): { name: string; version: string } {
 
 const { name, version } = ownManifest();
 
+/** The version of this package, for the instrumentation scope of its telemetry. */
+export const PAYOUTS_PACKAGE_VERSION = version;
+
 /** Names the package and its version to the payouts API. */
 export const PAYOUTS_USER_AGENT = `${name}/${version}`;

@@ -1,7 +1,10 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { HttpService } from '@nestjs/axios';
+import { PayoutsEventEmitter, type PayoutsEventListener } from '../common/events/payouts-event-emitter.js';
 import { isJsonObject } from '../common/json-object.js';
-import { PAYOUTS_CLIENT_CONFIG } from '../payouts.constants.js';
+import type { PayoutsEvents } from '../interfaces/payouts-events.interface.js';
+import type { PayoutsInstrumentation } from '../interfaces/payouts-instrumentation.interface.js';
+import { PAYOUTS_CLIENT_CONFIG, PAYOUTS_EVENTS, PAYOUTS_INSTRUMENTATION } from '../payouts.constants.js';
 import { AccessTokenProvider } from './access-token-provider.js';
 import { warnOfDoubledPayoutsPath } from './base-url-check.js';
 import type { CreatePayoutRequest } from './create-payout-request.interface.js';
@@ -16,7 +19,11 @@ import { PayoutsApiTransport } from './payouts-api-transport.js';
 import type { PayoutsCallOptions } from './payouts-call-options.interface.js';
 import type { PayoutsClientConfig } from './payouts-client-config.js';
 
-/** Creates payouts on the payouts API: validates, sends, and retries only what surely was not processed. */
+/**
+ * Creates payouts on the payouts API: validates, sends, and retries only what surely was not processed. Emits
+ * `request` and `response` for each attempt of a call, and `notification` for each request to this registration's
+ * notification route (see `on()`).
+ */
 @Injectable()
 export class PayoutsService implements OnModuleDestroy {
   private readonly transport: PayoutsApiTransport;
@@ -26,10 +33,13 @@ export class PayoutsService implements OnModuleDestroy {
   constructor(
     http: HttpService,
     @Inject(PAYOUTS_CLIENT_CONFIG) private readonly config: PayoutsClientConfig,
+    @Inject(PAYOUTS_INSTRUMENTATION) instrumentation: PayoutsInstrumentation,
+    @Inject(PAYOUTS_EVENTS) private readonly events: PayoutsEventEmitter,
   ) {
     const logger = new Logger(PayoutsService.name);
     this.transport = new PayoutsApiTransport(http.axiosRef, config.transport);
-    this.client = new PayoutsApiClient(config, this.transport, new AccessTokenProvider(config.accessToken), logger);
+    const accessToken = new AccessTokenProvider(config.accessToken);
+    this.client = new PayoutsApiClient(config, this.transport, accessToken, logger, instrumentation);
     this.payoutsPath = new URL(config.payoutsUrl).pathname;
     warnOfDoubledPayoutsPath(config, logger);
   }
@@ -46,6 +56,7 @@ export class PayoutsService implements OnModuleDestroy {
   ): Promise<PayoutResult<TBody>> {
     await validatePayoutRequest(request);
     const reply = await this.client.send({
+      operation: 'create_payout',
       method: 'POST',
       url: this.config.payoutsUrl,
       body: JSON.stringify(request),
@@ -68,6 +79,29 @@ export class PayoutsService implements OnModuleDestroy {
     const reply = await this.client.send(requestCall(this.config, request));
     const body = reply.text === '' ? undefined : replyBody(reply.text);
     return { status: reply.status, headers: reply.headers, body: body as TBody };
+  }
+
+  /**
+   * Calls `listener` with every `request` (an attempt about to be sent), `response` (how it ended) or `notification`
+   * (a request to the notification route, once its reply is known) of this registration, synchronously. The events
+   * carry ids, methods, paths, statuses, timings and outcomes, never a body, a header or a credential. A listener that
+   * throws is logged and ignored. Nothing is measured for an event nobody listens to.
+   */
+  on<E extends keyof PayoutsEvents>(event: E, listener: PayoutsEventListener<E>): this {
+    this.events.on(event, listener);
+    return this;
+  }
+
+  /** Like `on()`, for the next such event only. */
+  once<E extends keyof PayoutsEvents>(event: E, listener: PayoutsEventListener<E>): this {
+    this.events.once(event, listener);
+    return this;
+  }
+
+  /** Removes a listener added with `on()` or `once()`. */
+  off<E extends keyof PayoutsEvents>(event: E, listener: PayoutsEventListener<E>): this {
+    this.events.off(event, listener);
+    return this;
   }
 
   onModuleDestroy(): void {

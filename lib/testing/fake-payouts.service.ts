@@ -1,3 +1,5 @@
+import { PayoutsEventEmitter, type PayoutsEventListener } from '../common/events/payouts-event-emitter.js';
+import type { PayoutsEvents } from '../interfaces/payouts-events.interface.js';
 import type { CreatePayoutRequest } from '../payouts/create-payout-request.interface.js';
 import { validatePayoutRequest } from '../payouts/payout-request-validator.js';
 import type { PayoutResult } from '../payouts/payout-result.interface.js';
@@ -17,7 +19,7 @@ const DEFAULT_RESULT: PayoutResult = { status: 200, headers: { 'content-type': '
  * Nothing is sent. Each payout request is checked by the same rules as the real service (an invalid one
  * rejects with `PayoutValidationError`), recorded, then answered with the next queued outcome,
  * or with `{ status: 200, headers: {...}, body: {} }` when none is queued. `request()` calls are recorded
- * and answered from the same queue.
+ * and answered from the same queue. Listeners added with `on()` hear only what a test passes to `emit()`.
  */
 export class FakePayoutsService implements Pick<PayoutsService, 'createPayout' | 'request'> {
   /** A copy of every request given to `createPayout`, in order, invalid ones included. */
@@ -25,6 +27,7 @@ export class FakePayoutsService implements Pick<PayoutsService, 'createPayout' |
   /** A copy of every request given to `request()`, in order (its `signal` left out). */
   readonly apiRequests: Omit<PayoutsApiRequest, 'signal'>[] = [];
   readonly #queue: ScriptedOutcome[] = [];
+  readonly #events = new PayoutsEventEmitter();
 
   /** Answers the next unanswered call with this result; `status`, `headers` and `body` default as above. */
   resolveNext(result: Partial<PayoutResult<object>> = {}): this {
@@ -52,6 +55,26 @@ export class FakePayoutsService implements Pick<PayoutsService, 'createPayout' |
     const { signal: _signal, ...recorded } = request;
     this.apiRequests.push(structuredClone(recorded));
     return this.answer() as PayoutsApiResponse<TBody>;
+  }
+
+  on<E extends keyof PayoutsEvents>(event: E, listener: PayoutsEventListener<E>): this {
+    this.#events.on(event, listener);
+    return this;
+  }
+
+  once<E extends keyof PayoutsEvents>(event: E, listener: PayoutsEventListener<E>): this {
+    this.#events.once(event, listener);
+    return this;
+  }
+
+  off<E extends keyof PayoutsEvents>(event: E, listener: PayoutsEventListener<E>): this {
+    this.#events.off(event, listener);
+    return this;
+  }
+
+  /** Calls the listeners of `event` with `payload`, as the real service would: to test what they do with it. */
+  emit<E extends keyof PayoutsEvents>(event: E, payload: PayoutsEvents[E]): void {
+    this.#events.emit(event, payload);
   }
 
   private answer(): PayoutResult {

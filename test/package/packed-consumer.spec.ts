@@ -16,6 +16,8 @@ const ENTRY_POINTS: { specifier: string; exportName: string }[] = [
   { specifier: 'nestjs-payouts', exportName: 'PayoutsModule' },
   { specifier: 'nestjs-payouts/testing', exportName: 'FakePayoutsService' },
   { specifier: 'nestjs-payouts/redis', exportName: 'RedisNotificationDedupeStore' },
+  { specifier: 'nestjs-payouts/opentelemetry', exportName: 'payoutsOpenTelemetry' },
+  { specifier: 'nestjs-payouts/opentelemetry', exportName: 'payoutsOpenTelemetry' },
 ];
 
 const isOptional = (name: string) => manifest.peerDependenciesMeta?.[name]?.optional === true;
@@ -107,5 +109,33 @@ describe('the packed package in a consumer app without the optional add-ons', ()
     expect([help.code, help.stderr]).toEqual([0, '']);
     expect(help.stdout).toContain('queue       List and replay');
     expect([queue.code, queue.stderr]).toEqual([2, 'Error: the queue command needs the bullmq package: npm install bullmq\n']);
+  });
+
+  it('boots without @opentelemetry/api, and with payoutsOpenTelemetry() fails saying what to install', async () => {
+    const booted = await runIn(
+      'module',
+      `import 'reflect-metadata';
+      import { Module } from '@nestjs/common';
+      import { NestFactory } from '@nestjs/core';
+      import { PayoutsModule } from 'nestjs-payouts';
+      import { payoutsOpenTelemetry } from 'nestjs-payouts/opentelemetry';
+      const boot = async (extra) => {
+        class AppModule {}
+        const options = { baseUrl: 'http://127.0.0.1:9', apiKey: 'k', accessToken: 't', notifications: false };
+        Module({ imports: [PayoutsModule.forRoot({ ...options, ...extra })] })(AppModule);
+        try {
+          await (await NestFactory.createApplicationContext(AppModule, { logger: false, abortOnError: false })).close();
+          return 'booted';
+        } catch (error) {
+          return error.message;
+        }
+      };
+      console.log(JSON.stringify([await boot({}), await boot({ telemetry: payoutsOpenTelemetry() })]));`,
+    );
+    expect(booted).toEqual([
+      'booted',
+      'PayoutsModule option "telemetry" is invalid: expected payoutsOpenTelemetry() with the @opentelemetry/api ' +
+        'package installed (npm install @opentelemetry/api).',
+    ]);
   });
 });

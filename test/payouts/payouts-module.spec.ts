@@ -257,7 +257,7 @@ describe('PayoutsModule options checked at bootstrap', () => {
     [
       { webhookSecret: SECRET },
       'webhookSecret',
-      'one of baseUrl, apiKey, accessToken, timeoutMs, maxResponseBytes, retries, httpAgent, httpsAgent, proxy, headers, notifications',
+      'one of baseUrl, apiKey, accessToken, timeoutMs, maxResponseBytes, retries, httpAgent, httpsAgent, proxy, headers, notifications, telemetry',
     ],
   ])('fails a forRootAsync factory that returns the unknown option in %j, naming the closest one', async (extra, option, expected) => {
     @Module({

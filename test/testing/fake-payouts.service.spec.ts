@@ -131,4 +131,44 @@ describe('FakePayoutsService', () => {
 
     expect((await fake.createPayout(walletPayout('s1', '10.00'))).body).toEqual({});
   });
+
+  it("takes the service's event listeners, which hear what a test emits and nothing else", async () => {
+    const outcomes: string[] = [];
+    const once: string[] = [];
+    fake
+      .on('response', (event) => outcomes.push(event.outcome))
+      .once('notification', (event) => once.push(event.outcome));
+    const response = {
+      account: 'default',
+      operation: 'create_payout',
+      requestId: 'req_1',
+      attempt: 1,
+      method: 'POST',
+      path: '/payouts',
+      status: 503,
+      errorCode: undefined,
+      elapsedMs: 12.5,
+      outcome: 'retrying',
+    } as const;
+
+    await fake.createPayout(walletPayout('s1', '10.00'));
+    fake.emit('response', response);
+    fake.emit('notification', {
+      account: 'default',
+      eventType: undefined,
+      outcome: 'unauthorized',
+      dedupe: undefined,
+      elapsedMs: 1,
+    });
+    fake.emit('notification', {
+      account: 'default',
+      eventType: undefined,
+      outcome: 'invalid',
+      dedupe: undefined,
+      elapsedMs: 1,
+    });
+
+    expect(outcomes).toEqual(['retrying']);
+    expect(once).toEqual(['unauthorized']);
+  });
 });

@@ -50,12 +50,12 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
     try {
       claim = this.store.claim(dedupeKey, claimId);
     } catch (error) {
-      return this.claimFailed(dedupeKey, error);
+      return this.claimFailed(dedupeKey, error, trace);
     }
     if (typeof claim === 'string') return this.afterClaim(claim, claimId, handlers, notification, context, trace);
     return claim.then(
       (settled) => this.afterClaim(settled, claimId, handlers, notification, context, trace),
-      (error: unknown) => this.claimFailed(dedupeKey, error),
+      (error: unknown) => this.claimFailed(dedupeKey, error, trace),
     );
   }
 
@@ -68,12 +68,20 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
     context: NotificationContext,
     trace: NotificationTrace,
   ): NotificationDispatchOutcome | Promise<NotificationDispatchOutcome> {
-    if (claim === 'handled') return 'duplicate';
-    if (claim !== 'claimed') return 'in-progress';
+    if (claim === 'handled') {
+      trace.deduped('handled');
+      return 'duplicate';
+    }
+    if (claim !== 'claimed') {
+      trace.deduped('in_progress');
+      return 'in-progress';
+    }
+    trace.deduped('claimed');
     return this.runAll(claimId, handlers, notification, context, trace);
   }
 
-  private claimFailed(dedupeKey: string, error: unknown): NotificationDispatchOutcome {
+  private claimFailed(dedupeKey: string, error: unknown, trace: NotificationTrace): NotificationDispatchOutcome {
+    trace.deduped('failed');
     this.logger.error(`The dedupe store failed to claim notification ${dedupeKey}; not acknowledged`, stackOf(error));
     return 'failed';
   }

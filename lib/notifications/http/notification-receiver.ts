@@ -218,11 +218,11 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
 function outcomeOfStatus(status: number): NotificationOutcome {
   switch (status) {
     case 413:
-      return 'too-large';
+      return 'too_large';
     case 415:
-      return 'unsupported-media-type';
+      return 'unsupported_media_type';
     case 411:
-      return 'length-required';
+      return 'length_required';
     default:
       return 'invalid';
   }

@@ -42,12 +42,12 @@ const error = (statusCode: number, message: string, outcome: NotificationOutcome
 
 /** `415` for a `charset` other than UTF-8, named in capitals as Express's parser names it. */
 export function unsupportedCharsetReply(charset: string): NotificationReply {
-  return error(415, `unsupported charset "${charset.toUpperCase()}"`, 'unsupported-media-type');
+  return error(415, `unsupported charset "${charset.toUpperCase()}"`, 'unsupported_media_type');
 }
 
 /** `415` for a `Content-Encoding` other than `identity`, lower-cased as Express's parser reports it. */
 export function unsupportedEncodingReply(encoding: string): NotificationReply {
-  return error(415, `unsupported content encoding "${encoding}"`, 'unsupported-media-type');
+  return error(415, `unsupported content encoding "${encoding}"`, 'unsupported_media_type');
 }
 
 /** The only reply the service counts as received: `200 {"ResultCode":0}`. */
@@ -59,10 +59,10 @@ export const NotificationReplies = {
   duplicate: NotificationReply.json(200, ACK, 'duplicate'),
   unauthorized: error(401, 'Unauthorized', 'unauthorized'),
   notAnObject: error(400, 'The notification must be a JSON object', 'invalid'),
-  inProgress: error(409, 'This notification is being handled; send it again later', 'in-progress'),
-  lengthRequired: error(411, 'Content-Length required', 'length-required'),
-  payloadTooLarge: error(413, 'request entity too large', 'too-large'),
-  unsupportedMediaType: error(415, 'Content-Type must be application/json', 'unsupported-media-type'),
+  inProgress: error(409, 'This notification is being handled; send it again later', 'in_progress'),
+  lengthRequired: error(411, 'Content-Length required', 'length_required'),
+  payloadTooLarge: error(413, 'request entity too large', 'too_large'),
+  unsupportedMediaType: error(415, 'Content-Type must be application/json', 'unsupported_media_type'),
   failed: error(500, 'The notification could not be handled', 'failed'),
 } as const;
 

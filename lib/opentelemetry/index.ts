@@ -1,0 +1,1 @@
+export { payoutsOpenTelemetry, type PayoutsOpenTelemetryOptions } from './payouts-open-telemetry.js';

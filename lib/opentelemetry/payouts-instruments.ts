@@ -1,0 +1,47 @@
+import type { Counter, Histogram, Meter } from '@opentelemetry/api';
+import { DURATION_BUCKETS_SECONDS, METRIC_NAMES } from './telemetry-names.js';
+
+/** The metrics of the package, created once per `payoutsOpenTelemetry()` and shared by the registrations it serves. */
+export interface PayoutsInstruments {
+  readonly notificationDeliveries: Counter;
+  readonly notificationDuration: Histogram;
+  readonly handlerDuration: Histogram;
+  readonly payoutRequests: Counter;
+  readonly payoutDuration: Histogram;
+  readonly payoutRetries: Counter;
+}
+
+const seconds = (description: string) => ({
+  description,
+  unit: 's',
+  advice: { explicitBucketBoundaries: DURATION_BUCKETS_SECONDS },
+});
+
+export function createPayoutsInstruments(meter: Meter): PayoutsInstruments {
+  return {
+    notificationDeliveries: meter.createCounter(METRIC_NAMES.notificationDeliveries, {
+      description: 'Requests to the notification route (and, in queue mode, handlings by a worker), by outcome',
+      unit: '{delivery}',
+    }),
+    notificationDuration: meter.createHistogram(
+      METRIC_NAMES.notificationDuration,
+      seconds('Time from a request reaching the notification route to its reply'),
+    ),
+    handlerDuration: meter.createHistogram(
+      METRIC_NAMES.handlerDuration,
+      seconds('Time one notification handler took, until its promise settled'),
+    ),
+    payoutRequests: meter.createCounter(METRIC_NAMES.payoutRequests, {
+      description: 'createPayout() calls that reached the payouts client, by outcome, whatever their attempts',
+      unit: '{request}',
+    }),
+    payoutDuration: meter.createHistogram(
+      METRIC_NAMES.payoutDuration,
+      seconds('Time of one createPayout() call over all its attempts and the waits between them'),
+    ),
+    payoutRetries: meter.createCounter(METRIC_NAMES.payoutRetries, {
+      description: 'Attempts of createPayout() sent again, by the reason (error.type) of the attempt before',
+      unit: '{retry}',
+    }),
+  };
+}
