@@ -5,6 +5,8 @@ export const CONNECTIONS = 50;
 
 export interface LoadResult {
   readonly requestsPerSecond: number;
+  /** Replies received in the run. */
+  readonly requests: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly averageMs: number;
@@ -41,6 +43,7 @@ export async function postNotifications(
   });
   return {
     requestsPerSecond: result.requests.total / result.duration,
+    requests: result.requests.total,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     averageMs: result.latency.average,

@@ -28,3 +28,8 @@ export interface MemorySample {
   readonly rssBytes: number;
   readonly heapUsedBytes: number;
 }
+
+/** Reply of the `cpu` command every child answers: user + system CPU time of the process so far. */
+export interface CpuSample {
+  readonly cpuMicros: number;
+}
