@@ -39,3 +39,15 @@ export const INVALID_NOTIFICATION_BODY = JSON.stringify({
     card: { lastFour: '42', expirationMonth: '08', expirationYear: '2029' },
   },
 });
+
+/**
+ * The route's dedupe key for `notificationBody(sequence)`: URI-encoded parts joined by ':', 79 characters, or
+ * `length` characters with the payment method id padded.
+ */
+export function sampleDedupeKey(sequence: number, length = 0): string {
+  const paymentMethodId = `pmt_${sequence.toString().padStart(12, '0')}`;
+  const padding = 'x'.repeat(Math.max(0, length - 79));
+  return ['PAYMENT_METHOD_ADDED', 'shp_7Hq2LmX9', `${paymentMethodId}${padding}`, '2025-03-14T09:26:53.589Z']
+    .map(encodeURIComponent)
+    .join(':');
+}

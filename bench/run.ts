@@ -5,11 +5,12 @@ import { measureColdStart } from './phases/cold-start.phase.js';
 import { measureDedupeMemory } from './phases/dedupe-memory.phase.js';
 import { measureNotificationRoute } from './phases/notification-route.phase.js';
 import { measurePayoutsClient } from './phases/payouts-client.phase.js';
+import { measureRedisMemory } from './phases/redis-memory.phase.js';
 import { FULL_SETTINGS, QUICK_SETTINGS } from './settings.js';
 
 const quick = process.argv.includes('--quick');
 const SETTINGS = quick ? QUICK_SETTINGS : FULL_SETTINGS;
-const PHASES = ['route', 'payouts', 'dedupe', 'cold-start'] as const;
+const PHASES = ['route', 'payouts', 'dedupe', 'redis-memory', 'cold-start'] as const;
 type Phase = (typeof PHASES)[number];
 /** `--phase=route` (repeatable) runs only the phases named; every phase runs by default. */
 const chosen = process.argv.filter((arg) => arg.startsWith('--phase=')).map((arg) => arg.slice('--phase='.length));
@@ -40,7 +41,7 @@ const require = createRequire(import.meta.url);
 /** Version of `name` as installed for `dependent` (Express and Fastify come with the Nest platform packages). */
 const versionOf = (name: string, dependent = name) =>
   (createRequire(require.resolve(`${dependent}/package.json`))(`${name}/package.json`) as { version: string }).version;
-console.log(`## nestjs-payouts bench (${quick ? 'quick' : 'full'})\n`);
+console.log(`## nestjs-payouts bench (${quick ? 'quick' : 'full'}${chosen.length > 0 ? `, ${chosen.join(' and ')} only` : ''})\n`);
 console.log(
   `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, Nest ${versionOf('@nestjs/core')} ` +
     `(Express ${versionOf('express', '@nestjs/platform-express')}, ` +
@@ -52,6 +53,7 @@ try {
   const route = runs('route') ? await measureNotificationRoute(SETTINGS) : { failures: 0 };
   if (runs('payouts')) await measurePayoutsClient(SETTINGS);
   if (runs('dedupe')) await measureDedupeMemory(SETTINGS.dedupeCheckpoints);
+  if (runs('redis-memory')) await measureRedisMemory(SETTINGS.dedupeCheckpoints);
   if (runs('cold-start')) await measureColdStart(SETTINGS.rounds);
   if (route.failures > 0) {
     await shutdown(1, `bench: ${route.failures} notifications were not acknowledged; the route figures are invalid`);

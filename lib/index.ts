@@ -1,6 +1,9 @@
 import 'reflect-metadata';
 
 export { PayoutsModule } from './payouts.module.js';
+export { InjectPayouts } from './accounts/inject-payouts.decorator.js';
+export { getPayoutsServiceToken } from './accounts/payouts-service.token.js';
+export { DEFAULT_PAYOUTS_ACCOUNT } from './payouts.constants.js';
 export type { PayoutsModuleAsyncOptions, PayoutsModuleForRootOptions } from './payouts.module-definition.js';
 export type {
   AccessTokenSource,
@@ -22,6 +25,11 @@ export type {
   WalletPayoutRequest,
 } from './payouts/create-payout-request.interface.js';
 export type { PayoutResult } from './payouts/payout-result.interface.js';
+export type { PayoutsCallOptions } from './payouts/payouts-call-options.interface.js';
+export type { PayoutsApiMethod, PayoutsApiRequest, PayoutsQueryValue } from './payouts/payouts-api-request.interface.js';
+export type { PayoutsApiResponse } from './payouts/payouts-api-response.interface.js';
+export type { PayoutsTransportOptions } from './interfaces/payouts-transport-options.interface.js';
+export { PayoutsExceptionFilter } from './payouts/payouts-exception.filter.js';
 export { PayoutRequestDto } from './payouts/dto/payout-request.dto.js';
 export { WalletPayoutMethodDto } from './payouts/dto/wallet-payout-method.dto.js';
 export { PayoutBeneficiaryDto } from './payouts/dto/payout-beneficiary.dto.js';
@@ -35,6 +43,7 @@ export {
   OnPaymentMethodAdded,
   OnPaymentMethodEvent,
   OnPaymentMethodRemoved,
+  type NotificationHandlerOptions,
 } from './notifications/dispatch/notification-handler.decorators.js';
 export { PaymentMethodEventType } from './interfaces/payment-method-event-type.js';
 export {
@@ -66,8 +75,15 @@ export type {
 export { PayoutsError } from './errors/payouts.error.js';
 export { PayoutsConfigError } from './errors/payouts-config.error.js';
 export { PayoutValidationError, type PayoutFieldError } from './errors/payout-validation.error.js';
-export { PayoutsApiError } from './errors/payouts-api.error.js';
+export { PayoutsApiError, type PayoutsApiErrorDetails } from './errors/payouts-api.error.js';
 export { PayoutsNetworkError } from './errors/payouts-network.error.js';
-export { PayoutOutcomeUnknownError } from './errors/payout-outcome-unknown.error.js';
+export {
+  PayoutOutcomeUnknownError,
+  type PayoutOutcomeUnknownDetails,
+} from './errors/payout-outcome-unknown.error.js';
+export { PayoutsAbortedError } from './errors/payouts-aborted.error.js';
+export { PayoutsCallOptionsError } from './errors/payouts-call-options.error.js';
+export type { PayoutsCallTarget } from './errors/payouts-call-target.js';
 export { PayoutsAccessTokenError } from './errors/payouts-access-token.error.js';
 export { NotificationHandlerScopeError } from './errors/notification-handler-scope.error.js';
+export { RedisDedupeStoreError, type RedisDedupeStoreOperation } from './errors/redis-dedupe-store.error.js';

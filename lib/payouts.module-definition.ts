@@ -9,7 +9,8 @@ export const {
 } = new ConfigurableModuleBuilder<PayoutsModuleOptions>({ moduleName: 'Payouts' })
   .setClassMethodName('forRoot')
   .setFactoryMethodName('createPayoutsOptions')
-  .setExtras<PayoutsModuleExtras>({ isGlobal: false }, (definition, extras) => ({
+  // `name` is listed so that it is kept out of the options, like `isGlobal`; `PayoutsModule` reads it.
+  .setExtras<PayoutsModuleExtras>({ isGlobal: false, name: undefined }, (definition, extras) => ({
     ...definition,
     global: extras.isGlobal,
   }))

@@ -1,42 +1,47 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { HttpModule } from '@nestjs/axios';
 import { DiscoveryModule } from '@nestjs/core';
+import { PayoutsRegistryModule } from './accounts/payouts-registry.module.js';
+import { getPayoutsServiceToken } from './accounts/payouts-service.token.js';
 import { createNotificationsController } from './notifications/http/notifications-controller.factory.js';
 import {
   PayoutsConfigurableModule,
   type PayoutsModuleAsyncOptions,
   type PayoutsModuleForRootOptions,
 } from './payouts.module-definition.js';
-import { createPayoutsProviders } from './payouts.providers.js';
-import { PayoutsService } from './payouts/payouts.service.js';
+import { createPayoutsProviders, type PayoutsRegistrationSource } from './payouts.providers.js';
 
 /**
  * Gives an application an injectable `PayoutsService` and, unless `notifications: false`,
  * a verified route that delivers payment-method notifications to `@OnPaymentMethod…()` handlers.
+ * Registered once per merchant account; a named registration exports `getPayoutsServiceToken(name)`.
  */
 @Module({
-  imports: [HttpModule, DiscoveryModule],
-  exports: [PayoutsService],
+  // A private axios instance: interceptors and defaults an app sets on the global one never see the credentials.
+  imports: [HttpModule.register({}), DiscoveryModule, PayoutsRegistryModule],
 })
 export class PayoutsModule extends PayoutsConfigurableModule {
   static override forRoot(options: PayoutsModuleForRootOptions): DynamicModule {
-    return withRegistration(super.forRoot(options));
+    return withRegistration(super.forRoot(options), { method: 'forRoot', name: options.name });
   }
 
   static override forRootAsync(options: PayoutsModuleAsyncOptions): DynamicModule {
-    return withRegistration(super.forRootAsync(options));
+    return withRegistration(super.forRootAsync(options), { method: 'forRootAsync', name: options.name });
   }
 }
 
 /**
  * Each registration gets its own controller class, given its path once the options are known, and its own
- * providers, so two apps in one process never share a path or a store.
+ * providers, so two registrations, or two apps in one process, never share a path, a token cache or a store.
+ * Only the service is exported, under a token that `name` decides before any options factory runs.
  */
-function withRegistration(definition: DynamicModule): DynamicModule {
+function withRegistration(definition: DynamicModule, source: PayoutsRegistrationSource): DynamicModule {
   const controller = createNotificationsController();
+  const service = getPayoutsServiceToken(source.name);
   return {
     ...definition,
     controllers: [controller],
-    providers: [...(definition.providers ?? []), ...createPayoutsProviders(controller)],
+    providers: [...(definition.providers ?? []), ...createPayoutsProviders(controller, source, service)],
+    exports: [service],
   };
 }

@@ -1,4 +1,5 @@
 import type { Provider, Type } from '@nestjs/common';
+import type { PayoutsRegistry } from './accounts/payouts-registry.js';
 import { NOOP_INSTRUMENTATION } from './common/noop-instrumentation.js';
 import { type PayoutsConfig, resolvePayoutsConfig } from './config/payouts-config.js';
 import type { NotificationDedupeStore } from './interfaces/notification-dedupe-store.interface.js';
@@ -14,30 +15,50 @@ import {
   NOTIFICATION_DEDUPE_STORE,
   NOTIFICATION_DISPATCHER,
   NOTIFICATIONS_CONFIG,
+  PAYOUTS_ACCOUNT,
   PAYOUTS_CLIENT_CONFIG,
   PAYOUTS_INSTRUMENTATION,
+  PAYOUTS_REGISTRATIONS,
 } from './payouts.constants.js';
 import { PayoutsService } from './payouts/payouts.service.js';
 
 /** The whole validated configuration; only the providers below read it, each feature gets its own slice. */
 const PAYOUTS_CONFIG = Symbol('PAYOUTS_CONFIG');
 
+/** How the app registered the module: the method, and the `name` beside the options, still unchecked. */
+export interface PayoutsRegistrationSource {
+  readonly method: 'forRoot' | 'forRootAsync';
+  readonly name: string | undefined;
+}
+
 /**
  * The providers of one registration. Every seam is a provider under a token, so a test can replace it with
  * `overrideProvider` and Nest runs its lifecycle hooks (a shared store's start-up checks and shutdown).
+ * `service` is the token the registration exports its `PayoutsService` under.
  */
-export function createPayoutsProviders(controller: Type<unknown>): Provider[] {
+export function createPayoutsProviders(
+  controller: Type<unknown>,
+  source: PayoutsRegistrationSource,
+  service: Type<PayoutsService> | string,
+): Provider[] {
   return [
     {
       provide: PAYOUTS_CONFIG,
-      inject: [MODULE_OPTIONS_TOKEN],
-      useFactory: (options: PayoutsModuleOptions): PayoutsConfig => {
-        const config = resolvePayoutsConfig(options);
+      inject: [MODULE_OPTIONS_TOKEN, PAYOUTS_REGISTRATIONS],
+      useFactory: (options: PayoutsModuleOptions, registry: PayoutsRegistry): PayoutsConfig => {
+        const config = resolvePayoutsConfig(options, source.name);
+        // Every registration records itself before any `onModuleInit`, so handler discovery sees them all.
+        registry.record({
+          account: config.account,
+          registeredWith: registeredWith(source),
+          notificationsPath: config.notifications ? config.notifications.path : undefined,
+        });
         // Nest maps routes after async providers resolve, so the path can come from `forRootAsync`.
         bindNotificationsRoute(controller, config.notifications);
         return config;
       },
     },
+    { provide: PAYOUTS_ACCOUNT, inject: [PAYOUTS_CONFIG], useFactory: (config: PayoutsConfig) => config.account },
     { provide: PAYOUTS_CLIENT_CONFIG, inject: [PAYOUTS_CONFIG], useFactory: (config: PayoutsConfig) => config.client },
     {
       provide: NOTIFICATIONS_CONFIG,
@@ -59,6 +80,11 @@ export function createPayoutsProviders(controller: Type<unknown>): Provider[] {
     InlineNotificationDispatcher,
     { provide: NOTIFICATION_DISPATCHER, useExisting: InlineNotificationDispatcher },
     NotificationReceiver,
-    PayoutsService,
+    { provide: service, useClass: PayoutsService },
   ];
+}
+
+/** `PayoutsModule.forRoot({ name: 'eu' })`, as the app wrote it, to name a registration in error messages. */
+function registeredWith({ method, name }: PayoutsRegistrationSource): string {
+  return `PayoutsModule.${method}(${name === undefined ? '' : `{ name: '${name}' }`})`;
 }

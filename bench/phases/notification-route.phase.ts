@@ -1,3 +1,4 @@
+import { findRedisServer, RedisServer } from '../../test/support/redis-server.js';
 import { BenchChild } from '../child-processes.js';
 import { postJson } from '../http-post.js';
 import { CONNECTIONS, type LoadResult, postNotifications } from '../load.js';
@@ -9,6 +10,7 @@ import {
 } from '../notification-sample.js';
 import type { CpuSample, MemorySample } from '../protocol.js';
 import { ADAPTERS, type AdapterName, type BenchSettings } from '../settings.js';
+import { REDIS_CLIENTS } from '../servers/dedupe-store-args.js';
 import { MIB, median } from '../stats.js';
 import { formatRatio, printTable } from '../table.js';
 
@@ -18,6 +20,8 @@ interface ServerSpec {
   readonly args: string[];
   /** Whether the server must answer an invalid notification with 400. */
   readonly validates: boolean;
+  /** Whether it needs the bench's Redis server (its URL is then appended to `args`). */
+  readonly redis?: boolean;
 }
 
 interface Scenario {
@@ -25,6 +29,7 @@ interface Scenario {
   readonly label: string;
   readonly server: string;
   readonly body: () => string;
+  readonly redis?: boolean;
 }
 
 /** Every unique notification carries the next number, so the package's dedupe store keeps growing. */
@@ -49,6 +54,15 @@ const SERVERS: ServerSpec[] = [
       validates,
     })),
   ),
+  ...ADAPTERS.flatMap((adapter) =>
+    REDIS_CLIENTS.map((client) => ({
+      key: `${adapter}-package-${client}`,
+      script: './servers/package.server.js',
+      args: [`--adapter=${adapter}`, `--store=${client}`],
+      validates: true,
+      redis: true,
+    })),
+  ),
 ];
 
 const SCENARIOS: Scenario[] = [
@@ -68,11 +82,20 @@ const SCENARIOS: Scenario[] = [
       server: `${adapter}-package`,
       body: duplicateBody,
     },
+    ...REDIS_CLIENTS.map((client) => ({
+      key: `${adapter}-package-${client}`,
+      label: `${adapter} 4 nestjs-payouts, Redis store (${client})`,
+      server: `${adapter}-package-${client}`,
+      body: uniqueBody,
+      redis: true,
+    })),
   ]),
 ];
 
 /** Package route ÷ plain Nest route: the targets of the benchmark. */
 const PLAIN_ROUTE_TARGETS: Record<AdapterName, number> = { express: 0.95, fastify: 0.8 };
+/** Route with the Redis store ÷ route with the in-memory store. */
+const REDIS_STORE_TARGETS: Record<AdapterName, number> = { express: 0.85, fastify: 0.6 };
 
 interface Sample extends LoadResult {
   readonly rssBytes: number;
@@ -86,10 +109,15 @@ interface Sample extends LoadResult {
 /** Items 1-4: the notification route against what a user would write, interleaved round by round. */
 export async function measureNotificationRoute(settings: BenchSettings): Promise<{ failures: number }> {
   const servers = new Map<string, BenchChild>();
+  // The Redis store's scenarios need a redis-server of the bench's own; without one they are left out, and said so.
+  const redis = findRedisServer() ? await RedisServer.start() : undefined;
+  if (!redis) console.log('\nRedis store scenarios left out: redis-server is not on the PATH.');
+  const scenarios = SCENARIOS.filter((scenario) => redis || !scenario.redis);
   try {
     await Promise.all(
-      SERVERS.map(async (spec) => {
-        const server = await BenchChild.start(spec.key, spec.script, spec.args);
+      SERVERS.filter((spec) => redis || !spec.redis).map(async (spec) => {
+        const args = redis && spec.redis ? [...spec.args, `--redis-url=${redis.url}`] : spec.args;
+        const server = await BenchChild.start(spec.key, spec.script, args);
         servers.set(spec.key, server);
         await probe(spec, server.port);
       }),
@@ -103,16 +131,17 @@ export async function measureNotificationRoute(settings: BenchSettings): Promise
       return { ...result, rssBytes, cpuMicrosPerRequest: (after.cpuMicros - before.cpuMicros) / result.requests };
     };
 
-    for (const scenario of SCENARIOS) await run(scenario, settings.warmupSeconds);
+    for (const scenario of scenarios) await run(scenario, settings.warmupSeconds);
     const rounds: Map<string, Sample>[] = [];
     for (let round = 0; round < settings.rounds; round++) {
       const samples = new Map<string, Sample>();
-      for (const scenario of SCENARIOS) samples.set(scenario.key, await run(scenario, settings.durationSeconds));
+      for (const scenario of scenarios) samples.set(scenario.key, await run(scenario, settings.durationSeconds));
       rounds.push(samples);
     }
-    return { failures: report(settings, rounds) };
+    return { failures: report(settings, scenarios, rounds) };
   } finally {
     await Promise.all([...servers.values()].map((server) => server.stop()));
+    await redis?.close();
   }
 }
 
@@ -130,7 +159,7 @@ async function probe(spec: ServerSpec, port: number): Promise<void> {
   }
 }
 
-function report(settings: BenchSettings, rounds: Map<string, Sample>[]): number {
+function report(settings: BenchSettings, scenarios: readonly Scenario[], rounds: Map<string, Sample>[]): number {
   const medianOf = (key: string, pick: (sample: Sample) => number) =>
     median(rounds.map((round) => pick(round.get(key)!)));
   const ratioOf = (key: string, baseline: string) =>
@@ -144,7 +173,7 @@ function report(settings: BenchSettings, rounds: Map<string, Sample>[]): number 
     `Notification route: ${settings.rounds} rounds × ${settings.durationSeconds} s, ` +
       `${CONNECTIONS} connections (medians)`,
     ['Scenario', 'req/s', 'server CPU µs/req', 'p50 ms', 'p99 ms', 'avg ms', 'RSS MiB', 'failed'],
-    SCENARIOS.map((scenario) => {
+    scenarios.map((scenario) => {
       const failed = rounds.reduce((sum, round) => sum + round.get(scenario.key)!.failures, 0);
       failures += failed;
       return [
@@ -177,5 +206,25 @@ function report(settings: BenchSettings, rounds: Map<string, Sample>[]): number 
       ];
     }),
   );
+
+  if (scenarios.some((scenario) => scenario.redis)) {
+    printTable(
+      'Redis dedupe store ratios (median of per-round req/s ratios)',
+      ['Adapter', 'Ratio', 'Value', 'Target', 'Met'],
+      ADAPTERS.flatMap((adapter) =>
+        REDIS_CLIENTS.map((client) => {
+          const target = REDIS_STORE_TARGETS[adapter];
+          const ratio = ratioOf(`${adapter}-package-${client}`, `${adapter}-package`);
+          return [
+            adapter,
+            `4 Redis store (${client}) ÷ 4 in-memory store`,
+            formatRatio(ratio),
+            `≥ ${target.toFixed(2)}x`,
+            ratio >= target ? 'yes' : 'no',
+          ];
+        }),
+      ),
+    );
+  }
   return failures;
 }

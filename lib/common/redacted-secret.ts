@@ -1,6 +1,7 @@
 import { inspect } from 'node:util';
 
-const REDACTED = '[redacted]';
+/** What every credential is shown as wherever it could reach a log line, an error or a reply kept for the caller. */
+export const REDACTED = '[redacted]';
 
 /**
  * Holds a credential so that it cannot reach a log line by accident:

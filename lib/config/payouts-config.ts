@@ -1,29 +1,54 @@
-import { rejectUnknownKeys } from '../common/known-option-keys.js';
+import { optionKeys, rejectUnknownKeys } from '../common/known-option-keys.js';
 import { PayoutsConfigError } from '../errors/payouts-config.error.js';
-import type { PayoutsModuleOptions } from '../interfaces/payouts-module-options.interface.js';
+import type { PayoutsModuleExtras, PayoutsModuleOptions } from '../interfaces/payouts-module-options.interface.js';
 import { type NotificationsConfig, resolveNotificationsConfig } from '../notifications/notifications-config.js';
 import {
   PAYOUTS_CLIENT_OPTION_KEYS,
   type PayoutsClientConfig,
   resolvePayoutsClientConfig,
 } from '../payouts/payouts-client-config.js';
+import { resolvePayoutsAccount } from './payouts-account.js';
 
 const OPTION_KEYS = [...PAYOUTS_CLIENT_OPTION_KEYS, 'notifications'];
+/** Options of the registration itself, read before any options factory runs. */
+const EXTRA_KEYS = optionKeys<PayoutsModuleExtras>()('isGlobal', 'name');
 
 /** The module's options after validation: one slice per feature, each read only by its own feature. */
 export interface PayoutsConfig {
+  /** The registration's `name`, or `'default'`. */
+  readonly account: string;
   readonly client: PayoutsClientConfig;
   readonly notifications: NotificationsConfig | false;
 }
 
-/** Validates the user's options once, at bootstrap, so a bad value fails the app before any request. */
-export function resolvePayoutsConfig(options: PayoutsModuleOptions | undefined): PayoutsConfig {
+/**
+ * Validates the user's options once, at bootstrap, so a bad value fails the app before any request. `name` comes
+ * from beside the options (`forRoot` separates it; `forRootAsync` takes it outside the factory).
+ */
+export function resolvePayoutsConfig(options: PayoutsModuleOptions | undefined, name: unknown): PayoutsConfig {
+  const account = resolvePayoutsAccount(name);
   if (options === null || typeof options !== 'object') {
     throw new PayoutsConfigError('options', 'an object with baseUrl, apiKey and accessToken');
   }
+  rejectMisplacedExtras(options);
+  const client = resolvePayoutsClientConfig(options);
+  const notifications = resolveNotificationsConfig(options.notifications);
+  // After the slices, whose own checks word some known mistakes better (`maxRedirects` says why it is refused).
   rejectUnknownKeys(options, OPTION_KEYS, '');
-  return {
-    client: resolvePayoutsClientConfig(options),
-    notifications: resolveNotificationsConfig(options.notifications),
-  };
+  return { account, client, notifications };
+}
+
+/**
+ * Only an options factory (`useFactory`, `useClass`) can return `name` or `isGlobal`: by the time it runs, the
+ * injection token and the route already exist, so they must sit beside it.
+ */
+function rejectMisplacedExtras(options: object): void {
+  const misplaced = EXTRA_KEYS.find((key) => Object.hasOwn(options, key));
+  if (misplaced) {
+    throw new PayoutsConfigError(
+      misplaced,
+      `${misplaced} beside the factory, as in PayoutsModule.forRootAsync({ ${misplaced}: …, useFactory }), ` +
+        'not in the options the factory returns',
+    );
+  }
 }

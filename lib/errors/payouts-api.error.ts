@@ -1,15 +1,42 @@
+import { callSubject, type PayoutsCallTarget } from './payouts-call-target.js';
 import { PayoutsError } from './payouts.error.js';
+
+/** What a `PayoutsApiError` keeps of the reply and the request besides the status and body. */
+export interface PayoutsApiErrorDetails extends PayoutsCallTarget {
+  /** Response headers, names in lowercase, credentials redacted. */
+  headers?: Record<string, string>;
+  /**
+   * Why the body is incomplete, such as `larger than maxResponseBytes (1048576 bytes)`; absent when it arrived whole.
+   * An incomplete body is kept as the text that arrived, never parsed.
+   */
+  bodyCutShort?: string;
+}
 
 /**
  * The payouts API answered with a non-2xx status (after any retries the policy allows).
- * `body` is the parsed JSON reply, or its text when it is not JSON.
+ * `body` is the parsed JSON reply, or its text when it is not JSON (or arrived incomplete); the API key and the
+ * access token are replaced with `[redacted]` wherever the reply echoed them. Whether sending again is safe depends
+ * on the status: `429`/`503` were not processed, other 4xx were refused, other 5xx may have been processed.
  */
 export class PayoutsApiError extends PayoutsError {
+  readonly headers: Record<string, string>;
+  /** True when the body did not arrive whole (too large, too slow or cut off): `body` is then the text received. */
+  readonly bodyTruncated: boolean;
+  readonly method: string | undefined;
+  readonly path: string | undefined;
+
   constructor(
     readonly status: number,
     readonly body: unknown,
-    readonly requestId: string,
+    /** The payout's `request_id`; undefined for a `request()` call made without one. */
+    readonly requestId: string | undefined,
+    details: PayoutsApiErrorDetails = {},
   ) {
-    super(`Payout request "${requestId}" was rejected by the payouts API with HTTP ${status}.`);
+    const truncation = details.bodyCutShort ? `; the reply body was ${details.bodyCutShort} and is kept truncated` : '';
+    super(`${callSubject(requestId, details)} was rejected by the payouts API with HTTP ${status}${truncation}.`);
+    this.headers = details.headers ?? {};
+    this.bodyTruncated = details.bodyCutShort !== undefined;
+    this.method = details.method;
+    this.path = details.path;
   }
 }

@@ -9,7 +9,10 @@ export class PayoutsConfigError extends PayoutsError {
   constructor(
     readonly option: string,
     expected: string,
-    /** Whose option it is; `PayoutsModule` unless a class of the package was constructed directly. */
+    /**
+     * Whose option it is; `PayoutsModule` unless a class of the package was constructed directly, or a handler
+     * method (`CardEvents.added`) for the options of its `@OnPaymentMethod…()` decorator.
+     */
     owner = 'PayoutsModule',
   ) {
     super(`${owner} option "${option}" is invalid: expected ${expected}.`);

@@ -1,4 +1,5 @@
 import type { NotificationsOptions } from './notifications-options.interface.js';
+import type { PayoutsTransportOptions } from './payouts-transport-options.interface.js';
 
 /**
  * A fixed access token, or a function returning one. The function is called on first use and its token
@@ -18,15 +19,25 @@ export interface PayoutsRetryOptions {
   retryOnStatus?: number[];
 }
 
-export interface PayoutsModuleOptions {
+/** The transport options (`httpAgent`, `httpsAgent`, `proxy`, `headers`) are named as in `HttpModule.register()`. */
+export interface PayoutsModuleOptions extends PayoutsTransportOptions {
   /** Base URL of the payouts API (http or https, no credentials in it); payouts are sent to `{baseUrl}/payouts`. */
   baseUrl: string;
   /** Sent as the `X-API-Key` header. */
   apiKey: string;
   /** Sent as `Authorization: Bearer <token>` (the token alone, without `Bearer `). */
   accessToken: AccessTokenSource;
-  /** Per-attempt timeout of a payout request. Default `30000`. */
+  /**
+   * Hard deadline of each attempt, in milliseconds: the access token, connecting, sending and the whole reply.
+   * Default `30000`. A whole `createPayout()` call settles within
+   * (maxRetries + 2) × timeoutMs + maxRetries × maxDelayMs.
+   */
   timeoutMs?: number;
+  /**
+   * Largest reply body read, counted after decompression. Default `1048576` (1 MiB). A larger 2xx reply rejects
+   * with `PayoutOutcomeUnknownError`; a larger error reply keeps its first `maxResponseBytes` as text.
+   */
+  maxResponseBytes?: number;
   /** A number is shorthand for `{ maxRetries: n }`. */
   retries?: number | PayoutsRetryOptions;
   /** Settings of the notification route; `false` registers no route (a payouts-only app). */
@@ -37,6 +48,13 @@ export interface PayoutsModuleOptions {
 export interface PayoutsModuleExtras {
   /** Register the module globally, so feature modules can inject `PayoutsService` without importing it. */
   isGlobal?: boolean;
+  /**
+   * The merchant account this registration is for, when the app has several: its `PayoutsService` is injected with
+   * `@InjectPayouts(name)` (plain `PayoutsService` stays the unnamed registration's), and handlers tell accounts apart
+   * by `context.account` or take only some with `@OnPaymentMethod…({ account })`. Letters, digits, `-`, `_` and `.`.
+   * Each registration has its own credentials, token cache, retries, route, verification and dedupe keys.
+   */
+  name?: string;
 }
 
 /** A class given to `forRootAsync({ useClass })` builds the options in this method. */

@@ -1,10 +1,21 @@
+import { PayoutsAbortedError } from '../errors/payouts-aborted.error.js';
 import { PayoutsAccessTokenError } from '../errors/payouts-access-token.error.js';
+import type { PayoutsCallTarget } from '../errors/payouts-call-target.js';
+import type { AttemptDeadline } from './attempt-deadline.js';
 import type { PayoutsClientConfig } from './payouts-client-config.js';
 import { isHeaderSafeCredential } from './header-safe-credential.js';
 
+/** The call a token is wanted for, as its errors name it. */
+export interface TokenRequester {
+  readonly requestId: string | undefined;
+  readonly target: PayoutsCallTarget;
+}
+
 /**
  * Supplies the bearer token. A function source is called on first use and cached; after a 401
- * the token is fetched again once, and concurrent callers share that one fetch.
+ * the token is fetched again once, and concurrent callers share that one fetch. Waiting for the function counts
+ * against the attempt's deadline; a call still running when a waiter's deadline passes is abandoned, so the next
+ * payout calls the function afresh instead of waiting on a token endpoint that hangs.
  */
 export class AccessTokenProvider {
   private cached: string | undefined;
@@ -17,29 +28,41 @@ export class AccessTokenProvider {
     return typeof this.source === 'function';
   }
 
-  async current(requestId: string): Promise<string> {
+  /** The fixed token, or undefined when a function supplies them. */
+  get fixed(): string | undefined {
+    return typeof this.source === 'function' ? undefined : this.source.reveal();
+  }
+
+  async current(requester: TokenRequester, deadline: AttemptDeadline): Promise<string> {
     if (typeof this.source !== 'function') {
       return this.source.reveal();
     }
-    return this.cached ?? this.fetch(requestId);
+    return this.cached ?? this.fetch(requester, deadline);
   }
 
-  /** Replaces the `rejected` token with a fresh one, unless another caller has replaced it already. */
-  async refresh(rejected: string, requestId: string): Promise<void> {
+  /** A token to replace `rejected`: a fresh one, unless another caller has replaced it already. */
+  async refreshed(rejected: string, requester: TokenRequester, deadline: AttemptDeadline): Promise<string> {
     if (this.cached !== undefined && this.cached !== rejected) {
-      return;
+      return this.cached;
     }
     this.cached = undefined;
-    await this.fetch(requestId);
+    return this.fetch(requester, deadline);
   }
 
-  private async fetch(requestId: string): Promise<string> {
-    this.pending ??= this.fetchFromSource().finally(() => {
-      this.pending = undefined;
-    });
-    const outcome = await this.pending;
+  private async fetch({ requestId, target }: TokenRequester, deadline: AttemptDeadline): Promise<string> {
+    const pending = (this.pending ??= this.fetchFromSource());
+    const outcome = await deadline
+      .race(pending, () =>
+        deadline.timedOut
+          ? new PayoutsAccessTokenError(requestId, `did not return a token within ${deadline.timeoutMs} ms`, target)
+          : new PayoutsAbortedError(requestId, target),
+      )
+      .finally(() => {
+        // Settled or given up on: either way the next caller starts afresh.
+        if (this.pending === pending) this.pending = undefined;
+      });
     if ('problem' in outcome) {
-      throw new PayoutsAccessTokenError(requestId, outcome.problem);
+      throw new PayoutsAccessTokenError(requestId, outcome.problem, target);
     }
     return outcome.token;
   }

@@ -9,6 +9,12 @@ export function replyHeaders(headers: Record<string, unknown>): Record<string, s
   return result;
 }
 
+/** The body bytes as UTF-8 text, without a byte order mark (which would keep JSON from parsing). */
+export function replyText(bytes: Buffer): string {
+  const text = bytes.toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
 /** The reply as JSON when it parses, otherwise its text. */
 export function replyBody(text: string): unknown {
   try {

@@ -9,16 +9,21 @@ import type {
   PayoutsRetryOptions,
 } from '../interfaces/payouts-module-options.interface.js';
 import { isHeaderSafeCredential } from './header-safe-credential.js';
+import { type PayoutsTransportConfig, resolveTransportConfig } from './transport-config.js';
 
 /** The payouts client's options after validation, with every default filled in. */
 export interface PayoutsClientConfig {
+  /** The base URL without a trailing slash; `request()` paths go below it. */
+  readonly baseUrl: string;
   /** Absolute URL of the create-payout endpoint. */
   readonly payoutsUrl: string;
   readonly apiKey: RedactedSecret;
   /** A fixed token, or the user's function that fetches one. */
   readonly accessToken: RedactedSecret | (() => string | Promise<string>);
   readonly timeoutMs: number;
+  readonly maxResponseBytes: number;
   readonly retry: Readonly<Required<PayoutsRetryOptions>>;
+  readonly transport: PayoutsTransportConfig;
 }
 
 /** The top-level options this slice reads; `config/` adds the other slices' keys to check the whole object. */
@@ -27,7 +32,12 @@ export const PAYOUTS_CLIENT_OPTION_KEYS = optionKeys<Omit<PayoutsModuleOptions, 
   'apiKey',
   'accessToken',
   'timeoutMs',
+  'maxResponseBytes',
   'retries',
+  'httpAgent',
+  'httpsAgent',
+  'proxy',
+  'headers',
 );
 const RETRY_OPTION_KEYS = optionKeys<PayoutsRetryOptions>()('maxRetries', 'baseDelayMs', 'maxDelayMs', 'retryOnStatus');
 
@@ -40,16 +50,20 @@ const RETRY_DEFAULTS: Required<PayoutsRetryOptions> = {
 
 /** Validates the client's options once, at bootstrap, so a bad value fails the app before any request. */
 export function resolvePayoutsClientConfig(options: PayoutsModuleOptions): PayoutsClientConfig {
+  const baseUrl = resolveBaseUrl(options.baseUrl);
   return {
-    payoutsUrl: resolvePayoutsUrl(options.baseUrl),
+    baseUrl,
+    payoutsUrl: `${baseUrl}/payouts`,
     apiKey: new RedactedSecret(requireSecret('apiKey', options.apiKey)),
     accessToken: resolveAccessToken(options.accessToken),
     timeoutMs: wholeNumberOption('timeoutMs', options.timeoutMs, 30_000, 1, 'milliseconds'),
+    maxResponseBytes: wholeNumberOption('maxResponseBytes', options.maxResponseBytes, 1_048_576, 1, 'bytes'),
     retry: resolveRetry(options.retries),
+    transport: resolveTransportConfig(options),
   };
 }
 
-function resolvePayoutsUrl(baseUrl: unknown): string {
+function resolveBaseUrl(baseUrl: unknown): string {
   const url = parseHttpUrl(baseUrl);
   if (!url) {
     throw new PayoutsConfigError('baseUrl', 'an absolute http:// or https:// URL such as "https://api.example.com/v1"');
@@ -63,7 +77,7 @@ function resolvePayoutsUrl(baseUrl: unknown): string {
       'a URL without user name or password (credentials go in apiKey and accessToken)',
     );
   }
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}/payouts`;
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
 function requireSecret(option: string, value: unknown, expected = 'a non-empty string without spaces'): string {

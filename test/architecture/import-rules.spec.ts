@@ -20,6 +20,7 @@ describe('imports of lib/', () => {
     expect(layerOf('lib/payouts/payouts.service.ts')).toBe('feature');
     expect(layerOf('lib/notifications/http/notification-receiver.ts')).toBe('feature');
     expect(layerOf('lib/config/payouts-config.ts')).toBe('wiring');
+    expect(layerOf('lib/accounts/payouts-registry.ts')).toBe('wiring');
     expect(layerOf('lib/payouts.module.ts')).toBe('wiring');
     expect(layerOf('lib/redis/index.ts')).toBe('add-on');
   });

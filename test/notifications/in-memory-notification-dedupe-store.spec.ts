@@ -127,6 +127,29 @@ describe('InMemoryNotificationDedupeStore', () => {
     expect(store.claim('a')).toBe('handled');
   });
 
+  it("releases only the caller's own claim, not a later delivery's claim of the same key", () => {
+    const store = new InMemoryNotificationDedupeStore({ maxEntries: 1 });
+    expect(store.claim('a', 'first')).toBe('claimed');
+    store.release('a', 'someone-else');
+    expect(store.claim('a', 'second')).toBe('in-progress');
+    // Full: claiming `b` evicts the first claim of `a`, and a re-send of `a` claims it anew (evicting `b`).
+    expect(store.claim('b', 'third')).toBe('claimed');
+    expect(store.claim('a', 'fourth')).toBe('claimed');
+    store.release('a', 'first');
+    expect(store.claim('a', 'fifth')).toBe('in-progress');
+    store.release('a', 'fourth');
+    expect(store.claim('a', 'sixth')).toBe('claimed');
+  });
+
+  it('keeps a handled mark when a late delivery releases its claim', () => {
+    const store = new InMemoryNotificationDedupeStore();
+    store.claim('a', 'first');
+    store.complete('a');
+    store.release('a', 'second');
+    store.release('a', 'first');
+    expect(store.claim('a', 'third')).toBe('handled');
+  });
+
   it('treats a completion after the ttl as a new entry, remembered for a full ttl again', () => {
     const { time, now } = clock();
     const store = new InMemoryNotificationDedupeStore({ ttlMs: 100, now });

@@ -9,8 +9,8 @@ import type { NotificationsOptions } from 'nestjs-payouts';
 import { AuditTrail, CardEvents } from './notification-handlers.fixture.js';
 import {
   ADAPTERS,
+  bootError,
   cardAdded,
-  createNotificationsApp,
   type NotificationsApp,
   post,
   startNotificationsApp,
@@ -29,20 +29,6 @@ class RequestScopedEvents {
 class TransientEvents {
   @OnPaymentMethodAdded()
   added(): void {}
-}
-
-async function bootError(options: Parameters<typeof createNotificationsApp>[0]): Promise<unknown> {
-  try {
-    const app = await createNotificationsApp(options);
-    try {
-      await app.init();
-    } finally {
-      await app.close();
-    }
-  } catch (error) {
-    return error;
-  }
-  throw new Error('the app booted');
 }
 
 describe('notifications configuration errors at bootstrap', () => {
@@ -187,6 +173,38 @@ describe.each(ADAPTERS)('notifications bootstrap on %s', (adapter) => {
     failing = true;
     expect((await post(url, cardAdded())).status).toBe(500);
     expect(running.app.get(CardEvents).received).toHaveLength(1);
+  });
+
+  it("gives each delivery its own claim id, passed to that delivery's claim and its complete or release", async () => {
+    const calls: [string, string | undefined][] = [];
+    const store: NotificationDedupeStore = {
+      claim: async (_key, claimId): Promise<NotificationClaim> => {
+        calls.push(['claim', claimId]);
+        return 'claimed';
+      },
+      complete: async (_key, claimId) => void calls.push(['complete', claimId]),
+      release: async (_key, claimId) => void calls.push(['release', claimId]),
+    };
+    running = await startNotificationsApp({
+      adapter,
+      notifications: { verification: 'none', dedupe: { store } },
+      providers: [CardEvents],
+    });
+    const url = running.url('payouts/notifications');
+    const notification = cardAdded();
+    expect((await post(url, notification)).status).toBe(200);
+    running.app.get(CardEvents).behaviour = () => {
+      throw new Error('handler failed');
+    };
+    expect((await post(url, notification)).status).toBe(500);
+
+    expect(calls.map(([call]) => call)).toEqual(['claim', 'complete', 'claim', 'release']);
+    const [first, completed, second, released] = calls.map(([, claimId]) => claimId);
+    expect(first).toMatch(/^[0-9a-f-]{36}$/);
+    expect(completed).toBe(first);
+    expect(second).toMatch(/^[0-9a-f-]{36}$/);
+    expect(second).not.toBe(first);
+    expect(released).toBe(second);
   });
 
   it('takes the answers of an asynchronous store: handled is acknowledged, in progress is 409', async () => {

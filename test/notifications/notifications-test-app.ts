@@ -1,5 +1,12 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { type INestApplication, type LoggerService, Module, type Provider } from '@nestjs/common';
+import {
+  type DynamicModule,
+  type INestApplication,
+  type LoggerService,
+  Module,
+  type Provider,
+  type Type,
+} from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
@@ -15,6 +22,8 @@ export interface NotificationsAppOptions {
   notifications?: NotificationsOptions | false;
   /** Register with `forRootAsync({ useFactory })` instead of `forRoot`. */
   async?: boolean;
+  /** The modules to import (`PayoutsModule` registrations…) instead of the registration `notifications` describes. */
+  imports?: (DynamicModule | Type<unknown>)[];
   providers?: Provider[];
   globalPrefix?: string;
   rawBody?: boolean;
@@ -47,7 +56,7 @@ export async function createNotificationsApp(options: NotificationsAppOptions): 
     : PayoutsModule.forRoot(moduleOptions);
 
   class TestAppModule {}
-  Module({ imports: [payouts], providers: options.providers ?? [] })(TestAppModule);
+  Module({ imports: options.imports ?? [payouts], providers: options.providers ?? [] })(TestAppModule);
 
   const adapter =
     options.adapter === 'express'
@@ -64,6 +73,21 @@ export async function createNotificationsApp(options: NotificationsAppOptions): 
   if (options.globalPrefix) app.setGlobalPrefix(options.globalPrefix);
   options.configure?.(app);
   return app;
+}
+
+/** The error that creating and initialising the app fails with; fails the test if the app boots. */
+export async function bootError(options: NotificationsAppOptions): Promise<unknown> {
+  try {
+    const app = await createNotificationsApp(options);
+    try {
+      await app.init();
+    } finally {
+      await app.close();
+    }
+  } catch (error) {
+    return error;
+  }
+  throw new Error('the app booted');
 }
 
 /** Fastify's `trustProxy` takes each of these kinds of value, though its option types do not take their union. */

@@ -34,7 +34,9 @@ describe('createPayout errors', () => {
       status: 422,
       body: { error: 'insufficient_funds', detail: 'Balance too low' },
       requestId: 'req_422',
-      message: 'Payout request "req_422" was rejected by the payouts API with HTTP 422.',
+      message: 'Payout request "req_422" (POST /payouts) was rejected by the payouts API with HTTP 422.',
+      method: 'POST',
+      path: '/payouts',
     });
     expect(testbed.stub.requests).toHaveLength(1);
   });
@@ -77,7 +79,7 @@ describe('createPayout errors', () => {
     expect(error).toBeInstanceOf(PayoutsError);
     expect(error).toMatchObject({ requestId: 'req_refused', code: 'ECONNREFUSED' });
     expect(error.message).toBe(
-      'Payout request "req_refused" was not sent: could not connect to the payouts API (ECONNREFUSED).',
+      'Payout request "req_refused" (POST /payouts) was not sent: could not connect to the payouts API (ECONNREFUSED).',
     );
     expect(error.cause).toBeUndefined();
   });
@@ -117,7 +119,9 @@ describe('createPayout errors', () => {
     expect(error).toBeInstanceOf(PayoutsAccessTokenError);
     expect(error).toBeInstanceOf(PayoutsError);
     expect(error).toMatchObject({ requestId: 'req_token' });
-    expect(error.message).toBe('Payout request "req_token" was not sent: the accessToken function threw TypeError.');
+    expect(error.message).toBe(
+      'Payout request "req_token" (POST /payouts) was not sent: the accessToken function threw TypeError.',
+    );
     expect(error.cause).toBeUndefined();
     expect(testbed.stub.requests).toHaveLength(0);
   });

@@ -1,5 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, type ServerOptions as HttpsServerOptions } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 
 /** One request as the stub received it. */
 export interface RecordedRequest {
@@ -8,13 +10,25 @@ export interface RecordedRequest {
   headers: IncomingHttpHeaders;
   /** The body bytes as UTF-8 text, exactly as sent. */
   body: string;
+  /** Over TLS, the common name of the client certificate presented, if any. */
+  clientCertificate?: string;
 }
 
 /**
- * What the stub does with a request: reply (a string body is sent as is, anything else as JSON),
- * `'destroy'` the socket after reading the request, or `'hang'` without replying.
+ * Takes the connection over after the request was read and writes raw bytes to it (see `hostile-replies.ts`).
+ * It must close the socket in the end: the stub's HTTP parser is left waiting for a response that never comes.
  */
-export type StubReply = { status: number; headers?: Record<string, string>; body?: unknown } | 'destroy' | 'hang';
+export type SocketScript = (socket: Socket) => void | Promise<void>;
+
+/**
+ * What the stub does with a request: reply (a string or Buffer body is sent as is, anything else as JSON),
+ * `'destroy'` the socket after reading the request, `'hang'` without replying, or run a socket script.
+ */
+export type StubReply =
+  | { status: number; headers?: Record<string, string>; body?: unknown }
+  | 'destroy'
+  | 'hang'
+  | { script: SocketScript };
 
 /** Decides the reply; a promise lets a test hold replies back until several requests have arrived. */
 export type StubHandler = (request: RecordedRequest, index: number) => StubReply | Promise<StubReply>;
@@ -34,11 +48,12 @@ export class PayoutsApiStub {
     readonly baseUrl: string,
   ) {}
 
-  static async start(): Promise<PayoutsApiStub> {
-    const server = createServer();
+  /** Plain HTTP, or HTTPS with these TLS options (certificate, and a CA to ask clients for certificates). */
+  static async start(tls?: HttpsServerOptions): Promise<PayoutsApiStub> {
+    const server = tls ? createHttpsServer(tls) : createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
-    const stub = new PayoutsApiStub(server, `http://127.0.0.1:${port}`);
+    const stub = new PayoutsApiStub(server, `${tls ? 'https' : 'http'}://127.0.0.1:${port}`);
     server.on('connection', (socket) => stub.connections.push(socket));
     server.on('request', (request, response) => stub.receive(request, response));
     return stub;
@@ -67,6 +82,7 @@ export class PayoutsApiStub {
         path: request.url ?? '',
         headers: request.headers,
         body: Buffer.concat(chunks).toString('utf8'),
+        ...clientCertificateOf(request.socket),
       };
       this.requests.push(recorded);
       const reply = this.handler(recorded, this.requests.length - 1);
@@ -77,12 +93,19 @@ export class PayoutsApiStub {
   private send(reply: StubReply, request: IncomingMessage, response: ServerResponse): void {
     if (reply === 'destroy') {
       request.socket.destroy();
+    } else if (typeof reply === 'object' && 'script' in reply) {
+      void reply.script(request.socket);
     } else if (reply !== 'hang') {
-      const body = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? {});
+      const body = typeof reply.body === 'string' || Buffer.isBuffer(reply.body) ? reply.body : JSON.stringify(reply.body ?? {});
       response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
       response.end(body);
     }
   }
+}
+
+function clientCertificateOf(socket: Socket): Pick<RecordedRequest, 'clientCertificate'> {
+  const peer = 'getPeerCertificate' in socket ? (socket as TLSSocket).getPeerCertificate() : undefined;
+  return peer?.subject ? { clientCertificate: String(peer.subject.CN) } : {};
 }
 
 /** A loopback address where nothing listens, so connecting is refused. */

@@ -1,3 +1,4 @@
+import { Agent as HttpAgent } from 'node:http';
 import { Controller, Get, Injectable, Module } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
@@ -8,6 +9,7 @@ import { PayoutsError } from 'nestjs-payouts';
 import { PayoutsModule } from 'nestjs-payouts';
 import type { PayoutsModuleOptions, PayoutsOptionsFactory } from 'nestjs-payouts';
 import { PayoutsService } from 'nestjs-payouts';
+import { RecordingLogger } from '../recording-logger.js';
 import { walletPayoutRequest } from './payout-request.fixture.js';
 import { ACCESS_TOKEN, API_KEY, payoutsOptions, startPayoutsApp, usePayoutsTestbed } from './payouts-test-app.js';
 
@@ -129,6 +131,35 @@ describe('PayoutsModule registration', () => {
   });
 });
 
+describe('a baseUrl ending in /payouts', () => {
+  const testbed = usePayoutsTestbed();
+  const warning = (path: string) =>
+    `baseUrl ends in /payouts, so payouts are sent to ${path}: ` +
+    'baseUrl is the API root, without /payouts, unless your API really is mounted there.';
+
+  it.each([
+    ['forRoot', (baseUrl: string) => PayoutsModule.forRoot(payoutsOptions(baseUrl))],
+    ['forRootAsync', (baseUrl: string) => PayoutsModule.forRootAsync({ useFactory: async () => payoutsOptions(baseUrl) })],
+  ])('is warned of at bootstrap with %s, and the 404 names the doubled path', async (_register, register) => {
+    testbed.stub.reply({ status: 404, body: { error: 'no such route' } });
+    const logger = new RecordingLogger();
+    testbed.started = await startPayoutsApp(register(`${testbed.stub.baseUrl}/v1/payouts/`), logger);
+
+    expect(logger.messages('warn')).toEqual([warning('/v1/payouts/payouts')]);
+    const error = await testbed.started.payouts.createPayout(walletPayoutRequest('req_404')).catch((e: unknown) => e);
+    expect((error as Error).message).toBe(
+      'Payout request "req_404" (POST /v1/payouts/payouts) was rejected by the payouts API with HTTP 404.',
+    );
+  });
+
+  it('is not warned of otherwise', async () => {
+    const logger = new RecordingLogger();
+    testbed.started = await startPayoutsApp(PayoutsModule.forRoot(payoutsOptions(`${testbed.stub.baseUrl}/v1/payout`)), logger);
+
+    expect(logger.messages('warn')).toEqual([]);
+  });
+});
+
 describe('PayoutsModule options checked at bootstrap', () => {
   const SECRET = 'sk_live_do_not_print_8c1f';
   const bad: Array<[string, Partial<PayoutsModuleOptions> | Record<string, unknown>, string]> = [
@@ -148,6 +179,18 @@ describe('PayoutsModule options checked at bootstrap', () => {
     ['timeoutMs zero', { timeoutMs: 0 }, 'timeoutMs'],
     ['timeoutMs a string', { timeoutMs: '30000' }, 'timeoutMs'],
     ['timeoutMs fractional', { timeoutMs: 1.5 }, 'timeoutMs'],
+    ['maxResponseBytes zero', { maxResponseBytes: 0 }, 'maxResponseBytes'],
+    ['maxResponseBytes a string', { maxResponseBytes: '1mb' }, 'maxResponseBytes'],
+    ['headers setting the Authorization header', { headers: { Authorization: `Bearer ${SECRET}` } }, 'headers.authorization'],
+    ['headers setting X-API-Key', { headers: { 'X-API-Key': SECRET } }, 'headers.x-api-key'],
+    ['headers with a line break in a value', { headers: { 'x-tenant': `t1\r\nx-api-key: ${SECRET}` } }, 'headers.x-tenant'],
+    ['headers not an object', { headers: 'x-tenant: t1' }, 'headers'],
+    ['maxRedirects turned on', { maxRedirects: 5 }, 'maxRedirects'],
+    ['httpAgent not an agent', { httpAgent: { keepAlive: true } }, 'httpAgent'],
+    ['httpsAgent not an https agent', { httpsAgent: new HttpAgent() }, 'httpsAgent'],
+    ['proxy without a port', { proxy: { host: 'proxy.internal' } }, 'proxy.port'],
+    ['proxy with a bad protocol', { proxy: { host: 'proxy.internal', port: 3128, protocol: 'socks5' } }, 'proxy.protocol'],
+    ['proxy auth without a password', { proxy: { host: 'proxy.internal', port: 3128, auth: { username: 'u' } } }, 'proxy.auth'],
     ['retries negative', { retries: -1 }, 'retries.maxRetries'],
     ['retries a string', { retries: 'twice' }, 'retries'],
     ['retries.maxRetries fractional', { retries: { maxRetries: 1.5 } }, 'retries.maxRetries'],
@@ -214,7 +257,7 @@ describe('PayoutsModule options checked at bootstrap', () => {
     [
       { webhookSecret: SECRET },
       'webhookSecret',
-      'one of baseUrl, apiKey, accessToken, timeoutMs, retries, notifications',
+      'one of baseUrl, apiKey, accessToken, timeoutMs, maxResponseBytes, retries, httpAgent, httpsAgent, proxy, headers, notifications',
     ],
   ])('fails a forRootAsync factory that returns the unknown option in %j, naming the closest one', async (extra, option, expected) => {
     @Module({

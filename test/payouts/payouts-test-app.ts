@@ -1,10 +1,22 @@
-import { Body, Controller, type DynamicModule, type INestApplication, type LoggerService, Module, Post } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  type DynamicModule,
+  type INestApplication,
+  type LoggerService,
+  Module,
+  Post,
+  type Type,
+} from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { afterEach, beforeEach } from 'vitest';
 import { PayoutsModule } from 'nestjs-payouts';
 import type { PayoutsModuleOptions } from 'nestjs-payouts';
 import type { CreatePayoutRequest } from 'nestjs-payouts';
 import { PayoutsService } from 'nestjs-payouts';
+import type { AdapterName } from '../notifications/notifications-test-app.js';
 import { PayoutsApiStub } from './payouts-api-stub.js';
 
 export const API_KEY = 'test-api-key-5b1e9c0d7a';
@@ -41,15 +53,25 @@ export interface PayoutsTestApp {
   url: string;
 }
 
+/** How `startPayoutsApp` builds the app besides the payouts module. */
+export interface PayoutsTestAppOptions {
+  /** Default `express`. */
+  adapter?: AdapterName;
+  /** Controllers besides the merchant endpoint. */
+  controllers?: Type[];
+}
+
 /** A real Nest application importing `payoutsModule`, listening on a free loopback port. */
 export async function startPayoutsApp(
   payoutsModule: DynamicModule,
   logger: LoggerService | false = false,
+  { adapter = 'express', controllers = [] }: PayoutsTestAppOptions = {},
 ): Promise<PayoutsTestApp> {
-  @Module({ imports: [payoutsModule], controllers: [MerchantPayoutsController] })
+  @Module({ imports: [payoutsModule], controllers: [MerchantPayoutsController, ...controllers] })
   class MerchantAppModule {}
 
-  const app = await NestFactory.create(MerchantAppModule, { logger, abortOnError: false });
+  const httpAdapter = adapter === 'express' ? new ExpressAdapter() : new FastifyAdapter();
+  const app = await NestFactory.create(MerchantAppModule, httpAdapter, { logger, abortOnError: false });
   await app.listen(0, '127.0.0.1');
   return { app, payouts: app.get(PayoutsService), url: await app.getUrl() };
 }
@@ -59,8 +81,9 @@ export function startPayoutsAppFor(
   baseUrl: string,
   overrides: Partial<PayoutsModuleOptions> = {},
   logger: LoggerService | false = false,
+  appOptions: PayoutsTestAppOptions = {},
 ): Promise<PayoutsTestApp> {
-  return startPayoutsApp(PayoutsModule.forRoot(payoutsOptions(baseUrl, overrides)), logger);
+  return startPayoutsApp(PayoutsModule.forRoot(payoutsOptions(baseUrl, overrides)), logger, appOptions);
 }
 
 /** A fresh payouts API stub for each test; after it, the app the test started (if any) and the stub are closed. */

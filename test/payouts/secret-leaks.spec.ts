@@ -1,7 +1,9 @@
 import { inspect } from 'node:util';
+import axios from 'axios';
 import { describe, expect, it } from 'vitest';
 import { PayoutsError } from 'nestjs-payouts';
 import type { PayoutsModuleOptions } from 'nestjs-payouts';
+import { PayoutsApiError } from 'nestjs-payouts';
 import { type PayoutsApiStub, refusingBaseUrl, type StubReply } from './payouts-api-stub.js';
 import { walletPayoutRequest } from './payout-request.fixture.js';
 import { ACCESS_TOKEN, API_KEY, type PayoutsTestApp, startPayoutsAppFor, usePayoutsTestbed } from './payouts-test-app.js';
@@ -10,6 +12,28 @@ import { RecordingLogger } from '../recording-logger.js';
 const FRESH_TOKEN = 'fresh-token-from-function-e71b';
 const TOKEN_ENDPOINT_SECRET = 'client-secret-used-by-token-function-40aa';
 const SECRETS = [API_KEY, ACCESS_TOKEN, FRESH_TOKEN, TOKEN_ENDPOINT_SECRET];
+
+/** Every character as a JSON `\uXXXX` escape: the same string once parsed, other bytes on the wire. */
+const jsonEscaped = (text: string) => [...text].map((char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+
+/** A reply body of an API that echoes what it received, in every form a body can carry it. */
+function echoingBody(...secrets: string[]): string {
+  const [first] = secrets;
+  return (
+    `{"echo":{"headers":{"x-api-key":"${API_KEY}","authorization":"Bearer ${secrets.join(' ')}"}},` +
+    `"nested":[[{"deep":[["${first}"]]}]],"${first}":"as a key","escaped":"${jsonEscaped(first!)}",` +
+    `"${jsonEscaped(API_KEY)}":"escaped key","url":"https://x.example/?key=${encodeURIComponent(API_KEY)}"}`
+  );
+}
+
+/** Headers echoing the credentials, as a redirect or a debugging proxy might. */
+function echoingHeaders(token: string): Record<string, string> {
+  return {
+    'x-echo-api-key': API_KEY,
+    'x-echo-authorization': `Bearer ${token}`,
+    location: `https://elsewhere.example/payouts?api_key=${encodeURIComponent(API_KEY)}&token=${token}`,
+  };
+}
 
 /** Every way an error can end up in a log, a response or a snapshot. */
 function renderings(error: unknown): string[] {
@@ -62,6 +86,42 @@ const PATHS: ErrorPath[] = [
     errorName: 'PayoutsNetworkError',
     options: async () => ({ baseUrl: await refusingBaseUrl() }),
     replies: [],
+  },
+  {
+    name: 'error reply echoing the credentials in its body and headers',
+    errorName: 'PayoutsApiError',
+    options: async () => ({}),
+    replies: [{ status: 400, headers: echoingHeaders(ACCESS_TOKEN), body: echoingBody(ACCESS_TOKEN) }],
+  },
+  {
+    name: 'error reply echoing the fresh token after a refresh',
+    errorName: 'PayoutsApiError',
+    options: async () => ({ accessToken: async () => FRESH_TOKEN }),
+    replies: [{ status: 401, headers: echoingHeaders(FRESH_TOKEN), body: echoingBody(FRESH_TOKEN) }],
+  },
+  {
+    name: 'error reply echoing the credentials in a body that is not JSON',
+    errorName: 'PayoutsApiError',
+    options: async () => ({}),
+    replies: [{ status: 500, headers: { 'content-type': 'text/plain' }, body: `key=${API_KEY}; token=${ACCESS_TOKEN}; ${jsonEscaped(API_KEY)}` }],
+  },
+  {
+    name: 'redirect echoing the credentials',
+    errorName: 'PayoutsApiError',
+    options: async () => ({}),
+    replies: [{ status: 307, headers: echoingHeaders(ACCESS_TOKEN), body: echoingBody(API_KEY, ACCESS_TOKEN) }],
+  },
+  {
+    name: 'error reply too deeply nested to keep as JSON, echoing escaped credentials',
+    errorName: 'PayoutsApiError',
+    options: async () => ({}),
+    replies: [{ status: 400, body: `${'['.repeat(5000)}"${jsonEscaped(API_KEY)}","${ACCESS_TOKEN}"${']'.repeat(5000)}` }],
+  },
+  {
+    name: '2xx reply over the size cap echoing the credentials',
+    errorName: 'PayoutOutcomeUnknownError',
+    options: async () => ({ maxResponseBytes: 64 }),
+    replies: [{ status: 201, headers: echoingHeaders(ACCESS_TOKEN), body: echoingBody(API_KEY, ACCESS_TOKEN) }],
   },
   { name: 'timeout', errorName: 'PayoutOutcomeUnknownError', options: async () => ({ timeoutMs: 100 }), replies: ['hang'] },
   { name: 'connection lost', errorName: 'PayoutOutcomeUnknownError', options: async () => ({}), replies: ['destroy'] },
@@ -117,6 +177,57 @@ describe('no secret leaves through an error or a log line', () => {
     const logged = logger.lines.filter((line) => line.includes(path.errorName));
     expect(logged.length).toBeGreaterThan(0);
     expectNoSecret(logger.lines);
+  });
+
+  it('redacts each credential where an echoing reply carries it, and keeps the rest of the body and headers', async () => {
+    testbed.stub.reply({ status: 400, headers: echoingHeaders(ACCESS_TOKEN), body: echoingBody(ACCESS_TOKEN) });
+    const { payouts } = await start({ name: 'echo', errorName: '', options: async () => ({}), replies: [] }, new RecordingLogger());
+
+    const error = (await payouts.createPayout(walletPayoutRequest()).catch((e: unknown) => e)) as PayoutsApiError;
+
+    expect(error).toBeInstanceOf(PayoutsApiError);
+    expect(error.body).toEqual({
+      echo: { headers: { 'x-api-key': '[redacted]', authorization: 'Bearer [redacted]' } },
+      nested: [[{ deep: [['[redacted]']] }]],
+      '[redacted]': 'escaped key',
+      escaped: '[redacted]',
+      url: 'https://x.example/?key=[redacted]',
+    });
+    expect(error.headers).toMatchObject({
+      'x-echo-api-key': '[redacted]',
+      'x-echo-authorization': 'Bearer [redacted]',
+      location: 'https://elsewhere.example/payouts?api_key=[redacted]&token=[redacted]',
+      'content-type': 'application/json',
+    });
+  });
+
+  it('drops a credential cut in half at the end of a truncated error body', async () => {
+    const filler = 'x'.repeat(100);
+    testbed.stub.reply({ status: 500, headers: { 'content-type': 'text/plain' }, body: `${filler}${API_KEY}` });
+    const overrides = { maxResponseBytes: filler.length + (API_KEY.length >> 1) };
+    const { payouts } = await start({ name: 'cut', errorName: '', options: async () => overrides, replies: [] }, new RecordingLogger());
+
+    const error = await payouts.createPayout(walletPayoutRequest()).catch((e: unknown) => e);
+
+    expect(error).toMatchObject({ name: 'PayoutsApiError', bodyTruncated: true, body: filler });
+  });
+
+  it('sends through its own axios instance: interceptors an app puts on the global one never see a credential', async () => {
+    const intercepted: unknown[] = [];
+    const interceptor = axios.interceptors.request.use((config) => {
+      intercepted.push(config.headers);
+      return config;
+    });
+    try {
+      const { payouts } = await start({ name: 'global', errorName: '', options: async () => ({}), replies: [] }, new RecordingLogger());
+
+      await payouts.createPayout(walletPayoutRequest());
+
+      expect(testbed.stub.requests).toHaveLength(1);
+      expect(intercepted).toEqual([]);
+    } finally {
+      axios.interceptors.request.eject(interceptor);
+    }
   });
 
   it('the retry and refresh log lines name the request, never a credential', async () => {

@@ -108,7 +108,7 @@ describe('npm run sample', () => {
 
     expect(run.code).toBe(1);
     expect(run.stdout).toContain(`Using http://127.0.0.1:${port}/v1 with the credentials from the environment.`);
-    expect(run.stderr).toMatch(/^\nStep 3 \(Create a wallet payout with PayoutsService\.createPayout\(\)\) failed: Payout request ".+" was rejected by the payouts API with HTTP 403\.\n$/);
+    expect(run.stderr).toMatch(/^\nStep 3 \(Create a wallet payout with PayoutsService\.createPayout\(\)\) failed: Payout request ".+" \(POST \/v1\/payouts\) was rejected by the payouts API with HTTP 403\.\n$/);
     expect(run.stderr).not.toContain('env-api-key');
     expect(run.stderr).not.toContain('env-access-token');
     expect(seen).toEqual([{ apiKey: 'env-api-key', authorization: 'Bearer env-access-token', url: '/v1/payouts' }]);

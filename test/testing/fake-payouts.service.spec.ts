@@ -109,6 +109,22 @@ describe('FakePayoutsService', () => {
     expect(fake.requests[0]?.reference).toBe('earnings-s1');
   });
 
+  it('records request() calls without their signal and answers them from the same script', async () => {
+    fake.resolveNext({ body: { id: 'po_1', status: 'paid' } }).rejectNext(new PayoutsApiError(404, {}, undefined));
+    const signal = new AbortController().signal;
+
+    await expect(fake.request({ method: 'GET', path: '/payouts/{id}', params: { id: 'po_1' }, signal })).resolves.toMatchObject({
+      status: 200,
+      body: { id: 'po_1', status: 'paid' },
+    });
+    await expect(fake.request({ method: 'GET', path: '/payouts/po_2' })).rejects.toMatchObject({ status: 404 });
+    expect(fake.apiRequests).toEqual([
+      { method: 'GET', path: '/payouts/{id}', params: { id: 'po_1' } },
+      { method: 'GET', path: '/payouts/po_2' },
+    ]);
+    expect(fake.requests).toEqual([]);
+  });
+
   it('returns a fresh result object on each call', async () => {
     const first = await fake.createPayout(walletPayout('s1', '10.00'));
     first.body.id = 'mutated';

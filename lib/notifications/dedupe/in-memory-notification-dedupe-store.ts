@@ -1,5 +1,8 @@
 import { wholeNumberOption } from '../../common/whole-number-option.js';
-import type { NotificationClaim, NotificationDedupeStore } from '../../interfaces/notification-dedupe-store.interface.js';
+import type {
+  NotificationClaim,
+  NotificationDedupeStore,
+} from '../../interfaces/notification-dedupe-store.interface.js';
 import { StampedKeyQueue } from './stamped-key-queue.js';
 
 export interface InMemoryNotificationDedupeStoreOptions {
@@ -25,12 +28,15 @@ const OWNER = 'InMemoryNotificationDedupeStore';
  * order with the number they were recorded with. The handled queue is in expiry order too, as the ttl is fixed, so
  * expired keys are found at its front. When the store is full the oldest handled keys go first, 1/256 of
  * `maxEntries` at a time: evicting a running claim would let a concurrent re-send run the handlers again. Only when
- * every key is a running claim does the oldest claim go, so the bound always holds.
+ * every key is a running claim does the oldest claim go, so the bound always holds. A claim made with a claim id
+ * keeps it aside, so that only that delivery can release it.
  */
 export class InMemoryNotificationDedupeStore implements NotificationDedupeStore {
   readonly #entries = new Map<string, number>();
   readonly #handledOrder = new StampedKeyQueue((key, expiresAt) => this.#entries.get(key) === expiresAt);
   readonly #claimOrder = new StampedKeyQueue((key, claim) => this.#entries.get(key) === claim);
+  /** The claim id of each running claim that was given one. */
+  readonly #claimIds = new Map<string, string>();
   #lastClaim = 0;
   readonly #ttlMs: number;
   readonly #maxEntries: number;
@@ -49,7 +55,7 @@ export class InMemoryNotificationDedupeStore implements NotificationDedupeStore 
     return this.#entries.size;
   }
 
-  claim(key: string): NotificationClaim {
+  claim(key: string, claimId?: string): NotificationClaim {
     const entries = this.#entries;
     const state = entries.get(key);
     const now = this.#now();
@@ -62,6 +68,7 @@ export class InMemoryNotificationDedupeStore implements NotificationDedupeStore 
     const claim = -++this.#lastClaim;
     entries.set(key, claim);
     this.#claimOrder.push(key, claim);
+    if (claimId !== undefined) this.#claimIds.set(key, claimId);
     return 'claimed';
   }
 
@@ -73,13 +80,17 @@ export class InMemoryNotificationDedupeStore implements NotificationDedupeStore 
     // A key completed without a live claim (its claim was evicted) is a new entry and needs room like one.
     if (state === undefined) this.#makeRoom(now);
     else if (state === expiresAt) return;
+    this.#claimIds.delete(key);
     entries.set(key, expiresAt);
     this.#handledOrder.push(key, expiresAt);
   }
 
-  release(key: string): void {
+  /** Drops the caller's own claim only: once full, the store may have evicted it and a re-send claimed the key anew. */
+  release(key: string, claimId?: string): void {
     const state = this.#entries.get(key);
-    if (state !== undefined && state < 0) this.#entries.delete(key);
+    if (state === undefined || state >= 0 || this.#claimIds.get(key) !== claimId) return;
+    this.#entries.delete(key);
+    this.#claimIds.delete(key);
   }
 
   /** Forgets expired keys, then, when still full, the oldest handled key, or the oldest claim if none is handled. */
@@ -103,7 +114,9 @@ export class InMemoryNotificationDedupeStore implements NotificationDedupeStore 
       anyHandled = handledOrder.skipStale();
     }
     if (entries.size >= this.#maxEntries && this.#claimOrder.skipStale()) {
-      entries.delete(this.#claimOrder.frontKey);
+      const evicted = this.#claimOrder.frontKey;
+      entries.delete(evicted);
+      this.#claimIds.delete(evicted);
       this.#claimOrder.shift();
     }
   }

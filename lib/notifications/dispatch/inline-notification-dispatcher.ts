@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { stackOf } from '../../common/error-stack.js';
 import type { NotificationContext } from '../../interfaces/notification-context.interface.js';
@@ -47,15 +48,17 @@ export class InlineNotificationDispatcher implements NotificationDispatcher, OnM
       this.logger.warn(`No handler for ${notification.eventType} notification ${dedupeKey}; acknowledged`);
       return 'unhandled';
     }
+    // One id per delivery, so that a shared store can tell this delivery's claim from another's.
+    const claimId = randomUUID();
     let claim: NotificationClaim | Promise<NotificationClaim>;
     try {
-      claim = this.store.claim(dedupeKey);
+      claim = this.store.claim(dedupeKey, claimId);
     } catch (error) {
       return this.claimFailed(dedupeKey, error);
     }
-    if (typeof claim === 'string') return this.afterClaim(claim, handlers, notification, context, trace);
+    if (typeof claim === 'string') return this.afterClaim(claim, claimId, handlers, notification, context, trace);
     return claim.then(
-      (settled) => this.afterClaim(settled, handlers, notification, context, trace),
+      (settled) => this.afterClaim(settled, claimId, handlers, notification, context, trace),
       (error: unknown) => this.claimFailed(dedupeKey, error),
     );
   }
@@ -63,6 +66,7 @@ export class InlineNotificationDispatcher implements NotificationDispatcher, OnM
   /** Re-sends of a handled notification are acknowledged without running the handlers again. */
   private afterClaim(
     claim: NotificationClaim,
+    claimId: string,
     handlers: readonly NotificationHandler[],
     notification: PaymentMethodNotification,
     context: NotificationContext,
@@ -70,7 +74,7 @@ export class InlineNotificationDispatcher implements NotificationDispatcher, OnM
   ): NotificationDispatchOutcome | Promise<NotificationDispatchOutcome> {
     if (claim === 'handled') return 'duplicate';
     if (claim !== 'claimed') return 'in-progress';
-    return this.runAll(handlers, notification, context, trace);
+    return this.runAll(claimId, handlers, notification, context, trace);
   }
 
   private claimFailed(dedupeKey: string, error: unknown): NotificationDispatchOutcome {
@@ -85,6 +89,7 @@ export class InlineNotificationDispatcher implements NotificationDispatcher, OnM
    * Synchronous handlers are settled at once, with no timer and no promise.
    */
   private runAll(
+    claimId: string,
     handlers: readonly NotificationHandler[],
     notification: PaymentMethodNotification,
     context: NotificationContext,
@@ -96,7 +101,7 @@ export class InlineNotificationDispatcher implements NotificationDispatcher, OnM
         ? this.run(handlers[0]!, notification, context, trace)
         : this.runEach(handlers, notification, context, trace);
     const { dedupeKey } = context;
-    if (typeof run === 'boolean') return this.settle(run, dedupeKey);
+    if (typeof run === 'boolean') return this.settle(run, dedupeKey, claimId);
     const timeoutMs = this.timeoutMs;
     const startedAt = Date.now();
     return new Promise((resolve) => {
@@ -116,7 +121,7 @@ export class InlineNotificationDispatcher implements NotificationDispatcher, OnM
           if (timedOut) this.settledLate(dedupeKey, succeeded, Date.now() - startedAt);
           else resolve(outcome);
         };
-        const settled = this.settle(succeeded, dedupeKey);
+        const settled = this.settle(succeeded, dedupeKey, claimId);
         if (typeof settled === 'string') finish(settled);
         else void settled.then(finish);
       });
@@ -136,10 +141,14 @@ export class InlineNotificationDispatcher implements NotificationDispatcher, OnM
   }
 
   /** Records the outcome of settled handlers in the store; a promise only when the store is asynchronous. */
-  private settle(succeeded: boolean, dedupeKey: string): NotificationDispatchOutcome | Promise<NotificationDispatchOutcome> {
+  private settle(
+    succeeded: boolean,
+    dedupeKey: string,
+    claimId: string,
+  ): NotificationDispatchOutcome | Promise<NotificationDispatchOutcome> {
     const outcome = succeeded ? 'handled' : 'failed';
     // Once the handlers succeeded, acknowledge even if the store cannot record it, rather than have them run again.
-    const recorded = this.record(succeeded ? 'complete' : 'release', dedupeKey);
+    const recorded = this.record(succeeded ? 'complete' : 'release', dedupeKey, claimId);
     return recorded ? recorded.then(() => outcome) : outcome;
   }
 
@@ -181,9 +190,9 @@ export class InlineNotificationDispatcher implements NotificationDispatcher, OnM
   }
 
   /** Updates the store, returning a promise only when the store is asynchronous; a failure is logged, not thrown. */
-  private record(outcome: 'complete' | 'release', key: string): void | Promise<void> {
+  private record(outcome: 'complete' | 'release', key: string, claimId: string): void | Promise<void> {
     try {
-      const pending = this.store[outcome](key);
+      const pending = this.store[outcome](key, claimId);
       if (pending) {
         return Promise.resolve(pending).then(undefined, (error: unknown) => this.recordFailed(outcome, key, error));
       }

@@ -1,14 +1,24 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { NotificationHandlerScopeError } from '../../errors/notification-handler-scope.error.js';
-import { ANY_NOTIFICATION_EVENT, NOTIFICATION_HANDLER_METADATA } from './notification-handler.decorators.js';
-import { type NotificationHandler, NotificationHandlerTable } from './notification-handler-table.js';
+import { PayoutsConfigError } from '../../errors/payouts-config.error.js';
 import { PaymentMethodEventType } from '../../interfaces/payment-method-event-type.js';
+import type { PayoutsRegistrations } from '../../interfaces/payouts-registrations.interface.js';
+import { DEFAULT_PAYOUTS_ACCOUNT, PAYOUTS_ACCOUNT, PAYOUTS_REGISTRATIONS } from '../../payouts.constants.js';
+import {
+  ANY_NOTIFICATION_EVENT,
+  NOTIFICATION_HANDLER_METADATA,
+  type NotificationHandlerBinding,
+} from './notification-handler.decorators.js';
+import { type NotificationHandler, NotificationHandlerTable } from './notification-handler-table.js';
 
 type InstanceWrapper = ReturnType<DiscoveryService['getProviders']>[number];
 type HandlerMethod = NotificationHandler['invoke'];
 
-/** Finds the `@OnPaymentMethod…()` methods of every provider and controller of the app, in any module. */
+/**
+ * Finds the `@OnPaymentMethod…()` methods of every provider and controller of the app, in any module, that receive
+ * this registration's account: those without `account`, and those naming it.
+ */
 @Injectable()
 export class NotificationHandlersExplorer {
   private readonly logger = new Logger('PayoutsNotifications');
@@ -16,20 +26,25 @@ export class NotificationHandlersExplorer {
   constructor(
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
+    @Inject(PAYOUTS_ACCOUNT) private readonly account: string,
+    @Inject(PAYOUTS_REGISTRATIONS) private readonly registrations: PayoutsRegistrations,
   ) {}
 
+  /** Fails the bootstrap on a handler naming an account that no registration of the app receives notifications for. */
   explore(): NotificationHandlerTable {
     const byEventType = new Map<string, NotificationHandler[]>();
     const seen = new Set<object>();
     for (const wrapper of [...this.discovery.getProviders(), ...this.discovery.getControllers()]) {
       for (const [eventType, handler] of this.handlersOf(wrapper, seen)) {
-        byEventType.set(eventType, [...(byEventType.get(eventType) ?? []), handler]);
+        const handlers = byEventType.get(eventType) ?? [];
+        // A method decorated twice for one event (once for its account, once for all) still runs once.
+        if (!handlers.includes(handler)) byEventType.set(eventType, [...handlers, handler]);
       }
     }
     const catchAll = byEventType.get(ANY_NOTIFICATION_EVENT) ?? [];
     byEventType.delete(ANY_NOTIFICATION_EVENT);
     for (const [eventType, handlers] of byEventType) {
-      byEventType.set(eventType, [...handlers, ...catchAll]);
+      byEventType.set(eventType, [...handlers, ...catchAll.filter((handler) => !handlers.includes(handler))]);
     }
     this.report(byEventType, catchAll);
     return new NotificationHandlerTable(byEventType, catchAll);
@@ -55,8 +70,35 @@ export class NotificationHandlersExplorer {
         name: `${instance.constructor.name}.${methodName}`,
         invoke: method.bind(instance),
       };
-      for (const eventType of eventTypesOf(method)) {
-        yield [eventType, handler];
+      for (const { eventType, accounts } of bindingsOf(method)) {
+        if (accounts !== undefined) this.checkAccounts(handler.name, accounts);
+        if (accounts === undefined || accounts.includes(this.account)) yield [eventType, handler];
+      }
+    }
+  }
+
+  /** Every account a handler names must be a registration of the app that receives notifications. */
+  private checkAccounts(handler: string, accounts: readonly unknown[]): void {
+    if (accounts.length === 0) {
+      throw new PayoutsConfigError('account', "one account name or more; omit it to receive every account's", handler);
+    }
+    for (const account of accounts) {
+      const registration = typeof account === 'string' ? this.registrations.find(account) : undefined;
+      if (!registration) {
+        const registered = this.registrations.all.map((known) => `'${known.account}'`).join(', ');
+        const named = typeof account === 'string' ? `'${account}'` : String(account);
+        throw new PayoutsConfigError(
+          'account',
+          `the name of a PayoutsModule registration of the app (${registered}), but ${named} is none of them`,
+          handler,
+        );
+      }
+      if (registration.notificationsPath === undefined) {
+        throw new PayoutsConfigError(
+          'account',
+          `an account that receives notifications, but ${registration.registeredWith} has notifications: false`,
+          handler,
+        );
       }
     }
   }
@@ -64,21 +106,29 @@ export class NotificationHandlersExplorer {
   private handlerMethodNames(prototype: object): string[] {
     return this.scanner
       .getAllMethodNames(prototype)
-      .filter((name) => eventTypesOf((prototype as Record<string, unknown>)[name]).length > 0);
+      .filter((name) => bindingsOf((prototype as Record<string, unknown>)[name]).length > 0);
   }
 
-  private report(byEventType: ReadonlyMap<string, readonly NotificationHandler[]>, catchAll: readonly NotificationHandler[]): void {
+  private report(
+    byEventType: ReadonlyMap<string, readonly NotificationHandler[]>,
+    catchAll: readonly NotificationHandler[],
+  ): void {
+    // With several registrations every line says whose handlers it lists; a lone unnamed one logs as it always did.
+    const account =
+      this.account === DEFAULT_PAYOUTS_ACCOUNT && this.registrations.all.length === 1
+        ? ''
+        : `Account '${this.account}': `;
     const names = (handlers: readonly NotificationHandler[]) => handlers.map((handler) => handler.name).join(', ');
     for (const [eventType, handlers] of byEventType) {
-      this.logger.log(`${eventType} notifications go to ${names(handlers)}`);
+      this.logger.log(`${account}${eventType} notifications go to ${names(handlers)}`);
     }
     if (catchAll.length > 0) {
-      this.logger.log(`Notifications of any other type go to ${names(catchAll)}`);
+      this.logger.log(`${account}Notifications of any other type go to ${names(catchAll)}`);
     }
     for (const eventType of Object.values(PaymentMethodEventType)) {
       if (!byEventType.has(eventType) && catchAll.length === 0) {
         this.logger.warn(
-          `No handler for ${eventType} notifications: they will be acknowledged and dropped. ` +
+          `${account}No handler for ${eventType} notifications: they will be acknowledged and dropped. ` +
             `Decorate a provider method with @OnPaymentMethod…() to receive them.`,
         );
       }
@@ -86,7 +136,11 @@ export class NotificationHandlersExplorer {
   }
 }
 
-function eventTypesOf(method: unknown): readonly string[] {
+function bindingsOf(method: unknown): readonly NotificationHandlerBinding[] {
   if (typeof method !== 'function') return [];
-  return (Reflect.getMetadata(NOTIFICATION_HANDLER_METADATA, method) as readonly string[] | undefined) ?? [];
+  const bindings: readonly NotificationHandlerBinding[] | undefined = Reflect.getMetadata(
+    NOTIFICATION_HANDLER_METADATA,
+    method,
+  );
+  return bindings ?? [];
 }

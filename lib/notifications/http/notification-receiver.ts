@@ -6,7 +6,12 @@ import type {
   NotificationTrace,
   PayoutsInstrumentation,
 } from '../../interfaces/payouts-instrumentation.interface.js';
-import { NOTIFICATION_DISPATCHER, NOTIFICATIONS_CONFIG, PAYOUTS_INSTRUMENTATION } from '../../payouts.constants.js';
+import {
+  NOTIFICATION_DISPATCHER,
+  NOTIFICATIONS_CONFIG,
+  PAYOUTS_ACCOUNT,
+  PAYOUTS_INSTRUMENTATION,
+} from '../../payouts.constants.js';
 import type { NotificationDispatchOutcome, NotificationDispatcher } from '../dispatch/notification-dispatcher.js';
 import { notificationDedupeKey } from '../message/notification-dedupe-key.js';
 import { parsePaymentMethodNotification } from '../message/payment-method-notification.parser.js';
@@ -69,6 +74,7 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
     @Inject(NOTIFICATION_DISPATCHER) private readonly dispatcher: NotificationDispatcher,
     @Inject(PAYOUTS_INSTRUMENTATION) private readonly instrumentation: PayoutsInstrumentation,
     @Inject(HttpAdapterHost) private readonly adapterHost: HttpAdapterHost,
+    @Inject(PAYOUTS_ACCOUNT) private readonly account: string,
   ) {}
 
   onModuleInit(): void {
@@ -196,8 +202,9 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
       rawBody: request.rawBody,
       headers: request.headers,
       receivedAt: new Date(receivedAt),
-      dedupeKey: notificationDedupeKey(notification),
+      dedupeKey: notificationDedupeKey(notification, this.account),
       ip: request.ip,
+      account: this.account,
     };
     const outcome = this.dispatcher.dispatch(notification, context, trace);
     return typeof outcome === 'string' ? DISPATCH_REPLIES[outcome] : outcome;

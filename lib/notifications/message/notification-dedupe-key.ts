@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { DEFAULT_PAYOUTS_ACCOUNT } from '../../payouts.constants.js';
 import type { PaymentMethodNotification } from './payment-method-notification.js';
 
 /**
@@ -12,12 +13,18 @@ export const MAX_READABLE_DEDUPE_KEY_LENGTH = 256;
  * Identifies a notification across the service's re-sends: same event, shopper, payment method and time, as
  * `eventType:shopper.id:paymentMethod.id:timestamp`, each part URI-encoded so that no id can contain the separator.
  * A key longer than `MAX_READABLE_DEDUPE_KEY_LENGTH` becomes `sha256:` and the base64url SHA-256 of that string.
- * Either way the key is ASCII and distinct notifications get distinct keys.
+ * Either way the key is ASCII and distinct notifications get distinct keys. A named account prefixes its keys with
+ * `<account>/` (account names have no `/`, encoded parts neither), so that one store shared by several accounts keeps
+ * them apart, while the unnamed account keeps the keys it always had.
  */
-export function notificationDedupeKey(notification: PaymentMethodNotification): string {
+export function notificationDedupeKey(
+  notification: PaymentMethodNotification,
+  account: string = DEFAULT_PAYOUTS_ACCOUNT,
+): string {
   const { eventType, shopper, paymentMethod, timestamp } = notification;
   const key = `${uriPart(eventType)}:${uriPart(shopper.id)}:${uriPart(paymentMethod.id)}:${uriPart(timestamp)}`;
-  return key.length <= MAX_READABLE_DEDUPE_KEY_LENGTH ? key : `sha256:${hash('sha256', key, 'base64url')}`;
+  const bounded = key.length <= MAX_READABLE_DEDUPE_KEY_LENGTH ? key : `sha256:${hash('sha256', key, 'base64url')}`;
+  return account === DEFAULT_PAYOUTS_ACCOUNT ? bounded : `${account}/${bounded}`;
 }
 
 /** Characters `encodeURIComponent` leaves as they are: a part made only of them needs no encoding. */

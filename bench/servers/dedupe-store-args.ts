@@ -1,0 +1,30 @@
+import type { NotificationDedupeStore } from 'nestjs-payouts';
+import { RedisNotificationDedupeStore } from 'nestjs-payouts/redis';
+
+export const REDIS_CLIENTS = ['node-redis', 'ioredis'] as const;
+export type RedisClientName = (typeof REDIS_CLIENTS)[number];
+
+const argument = (name: string) =>
+  process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+
+/**
+ * The dedupe store named by `--store=node-redis|ioredis` and `--redis-url=…`, on a client connected as an
+ * application would; `undefined` without `--store`, for the default in-memory store.
+ */
+export async function dedupeStoreFromArgs(): Promise<NotificationDedupeStore | undefined> {
+  const client = argument('store');
+  if (client === undefined) return undefined;
+  const url = argument('redis-url');
+  if (!url) throw new Error('expected --redis-url=redis://… with --store');
+  if (client === 'ioredis') {
+    const { Redis } = await import('ioredis');
+    const redis = new Redis(url, { lazyConnect: true }).on('error', (error: Error) => console.error(error.message));
+    await redis.connect();
+    return new RedisNotificationDedupeStore(redis, { prefix: 'bench:' });
+  }
+  if (client !== 'node-redis') throw new Error(`expected --store=${REDIS_CLIENTS.join('|')}`);
+  const { createClient } = await import('redis');
+  const redis = createClient({ url }).on('error', (error: Error) => console.error(error.message));
+  await redis.connect();
+  return new RedisNotificationDedupeStore(redis, { prefix: 'bench:' });
+}

@@ -1,0 +1,149 @@
+import { Logger, type OnModuleInit } from '@nestjs/common';
+import {
+  type NotificationClaim,
+  type NotificationDedupeStore,
+  PayoutsConfigError,
+  RedisDedupeStoreError,
+  type RedisDedupeStoreOperation,
+} from '../index.js';
+import { CLAIM_SCRIPT, CLAIM_VALUE_PREFIX, HANDLED_VALUE, RELEASE_SCRIPT, type RedisScript } from './dedupe-scripts.js';
+import { type RedisClientLike, type RedisCommandSender, redisCommandSender } from './redis-client.js';
+import {
+  type RedisNotificationDedupeStoreOptions,
+  resolveRedisDedupeStoreOptions,
+  STORE_OWNER,
+} from './redis-notification-dedupe-store-options.js';
+import { withDeadline } from './with-deadline.js';
+
+const CLAIMS: readonly string[] = ['claimed', 'in-progress', 'handled'] satisfies NotificationClaim[];
+
+/**
+ * A dedupe store that several instances share, on Redis: one key per notification, `<prefix>n:<dedupe key>`, holding
+ * `claim:<claim id>` while a delivery runs the handlers (expiring after the lease) and then `handled` (expiring after
+ * `handledTtlMs`). Every operation is one single-key command or script, so it is atomic, takes one round trip and
+ * works on Redis Cluster; expiries are set by the server, so the instances' clocks do not matter.
+ *
+ * It takes a client that is already connected, and never connects, quits or configures it.
+ */
+export class RedisNotificationDedupeStore implements NotificationDedupeStore, OnModuleInit {
+  private readonly logger = new Logger(RedisNotificationDedupeStore.name);
+  readonly #redis: RedisCommandSender;
+  readonly #prefix: string;
+  readonly #leaseMs: string;
+  readonly #handledTtlMs: string;
+  readonly #commandTimeoutMs: number;
+
+  constructor(client: RedisClientLike, options?: RedisNotificationDedupeStoreOptions) {
+    const redis = redisCommandSender(client);
+    if (!redis) {
+      throw new PayoutsConfigError(
+        'client',
+        'a connected node-redis (v5 or later) or ioredis (5.3 or later) client',
+        STORE_OWNER,
+      );
+    }
+    const config = resolveRedisDedupeStoreOptions(options);
+    this.#redis = redis;
+    this.#prefix = config.prefix;
+    this.#leaseMs = String(config.leaseMs);
+    this.#handledTtlMs = String(config.handledTtlMs);
+    this.#commandTimeoutMs = config.commandTimeoutMs;
+  }
+
+  /** The Redis key that holds the state of the notification `dedupeKey`. */
+  keyOf(dedupeKey: string): string {
+    return `${this.#prefix}n:${dedupeKey}`;
+  }
+
+  /**
+   * Warns when Redis may evict keys: an evicted claim or handled mark lets a re-send run the handlers again.
+   * Many managed services refuse `CONFIG`; then nothing is said, as it is when Redis does not answer (every claim
+   * that fails is logged).
+   */
+  async onModuleInit(): Promise<void> {
+    let policy: string | undefined;
+    try {
+      const reply = await withDeadline(
+        this.#redis.serverCommand(['CONFIG', 'GET', 'maxmemory-policy']),
+        this.#commandTimeoutMs,
+        () => new Error('no reply'),
+      );
+      policy = maxmemoryPolicyOf(reply);
+    } catch {
+      return;
+    }
+    if (policy !== undefined && policy !== 'noeviction') {
+      this.logger.warn(
+        `Redis maxmemory-policy is "${policy}": under memory pressure Redis may evict dedupe keys, and a re-send of ` +
+          'a notification whose key was evicted runs its handlers again. Set maxmemory-policy to "noeviction".',
+      );
+    }
+  }
+
+  async claim(key: string, claimId?: string): Promise<NotificationClaim> {
+    const redisKey = this.keyOf(key);
+    const claimValue = CLAIM_VALUE_PREFIX + (claimId ?? '');
+    try {
+      const reply = await this.#send('claim', this.#runScript(CLAIM_SCRIPT, redisKey, [claimValue, this.#leaseMs]));
+      const claim = String(reply);
+      if (!CLAIMS.includes(claim)) throw new RedisDedupeStoreError('claim', 'error', 'unexpected reply from Redis');
+      return claim as NotificationClaim;
+    } catch (error) {
+      // A claim that timed out may still be applied later (queued by a client while offline, or just slow); the
+      // release queued behind it on the same connection removes it, so the re-send does not wait for the lease.
+      this.#runScript(RELEASE_SCRIPT, redisKey, [claimValue]).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Marks the notification handled whatever holds its key, even after this delivery's claim expired. */
+  async complete(key: string): Promise<void> {
+    const redisKey = this.keyOf(key);
+    const mark = this.#redis.keyCommand(redisKey, ['SET', redisKey, HANDLED_VALUE, 'PX', this.#handledTtlMs]);
+    await this.#send('complete', mark);
+  }
+
+  /** Drops this delivery's own claim only (compare-and-delete), never a later delivery's claim or a handled mark. */
+  async release(key: string, claimId?: string): Promise<void> {
+    const redisKey = this.keyOf(key);
+    const claimValue = CLAIM_VALUE_PREFIX + (claimId ?? '');
+    await this.#send('release', this.#runScript(RELEASE_SCRIPT, redisKey, [claimValue]));
+  }
+
+  /** One operation within `commandTimeoutMs`; any failure becomes a `RedisDedupeStoreError`. */
+  async #send(operation: RedisDedupeStoreOperation, pending: Promise<unknown>): Promise<unknown> {
+    try {
+      return await withDeadline(
+        pending,
+        this.#commandTimeoutMs,
+        () => new RedisDedupeStoreError(operation, 'timeout', `no reply within ${this.#commandTimeoutMs} ms`),
+      );
+    } catch (error) {
+      if (error instanceof RedisDedupeStoreError) throw error;
+      throw new RedisDedupeStoreError(operation, 'error', messageOf(error), { cause: error });
+    }
+  }
+
+  /** `EVALSHA`, and `EVAL` when the server answers `NOSCRIPT` (its script cache was flushed, or it restarted). */
+  async #runScript(script: RedisScript, redisKey: string, args: string[]): Promise<unknown> {
+    try {
+      return await this.#redis.keyCommand(redisKey, ['EVALSHA', script.sha1, '1', redisKey, ...args]);
+    } catch (error) {
+      if (!messageOf(error).startsWith('NOSCRIPT')) throw error;
+      return this.#redis.keyCommand(redisKey, ['EVAL', script.source, '1', redisKey, ...args]);
+    }
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** `CONFIG GET` answers a flat array (RESP2) or a map, as an object or a `Map` depending on the client. */
+function maxmemoryPolicyOf(reply: unknown): string | undefined {
+  let policy: unknown;
+  if (Array.isArray(reply)) policy = reply[1];
+  else if (reply instanceof Map) policy = reply.get('maxmemory-policy');
+  else if (typeof reply === 'object' && reply !== null) policy = (reply as Record<string, unknown>)['maxmemory-policy'];
+  return policy === undefined || policy === null ? undefined : String(policy);
+}

@@ -1,0 +1,91 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+
+/**
+ * A long-running Node process, such as an app server, whose output lines the test reads while it runs; the sibling
+ * of `runNodeProcess` for processes that do not end on their own. Stopped with SIGKILL to its PID.
+ */
+export class NodeServerProcess {
+  /** Every complete line printed on stdout so far. */
+  readonly lines: string[] = [];
+  #stderr = '';
+  #partial = '';
+  readonly #waiters = new Set<() => void>();
+
+  private constructor(private readonly child: ChildProcess) {
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      const parts = (this.#partial + chunk).split('\n');
+      this.#partial = parts.pop()!;
+      this.lines.push(...parts);
+      for (const waiter of this.#waiters) waiter();
+    });
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (this.#stderr += chunk));
+    child.once('exit', () => {
+      for (const waiter of this.#waiters) waiter();
+    });
+  }
+
+  /** Starts `node <args>` and waits for a stdout line matching `ready`; killed if it does not come in time. */
+  static async start(
+    args: string[],
+    options: { cwd?: string; env?: NodeJS.ProcessEnv; ready: RegExp; timeoutMs: number },
+  ): Promise<{ process: NodeServerProcess; ready: RegExpMatchArray }> {
+    const { cwd, env } = options;
+    const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const started = new NodeServerProcess(child);
+    try {
+      return { process: started, ready: await started.waitForLine(options.ready, options.timeoutMs) };
+    } catch (error) {
+      await started.kill();
+      throw error;
+    }
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /** What the process printed on stderr so far, to explain a failure. */
+  get stderr(): string {
+    return this.#stderr;
+  }
+
+  /** The stdout lines matching `pattern`. */
+  linesMatching(pattern: RegExp): string[] {
+    return this.lines.filter((line) => pattern.test(line));
+  }
+
+  /** Resolves with the first stdout line matching `pattern`, printed already or later; fails after `timeoutMs`. */
+  waitForLine(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const match = this.lines.map((line) => line.match(pattern)).find((found) => found !== null);
+        if (match) finish(() => resolve(match));
+        else if (this.exited) finish(() => reject(new Error(`exited before printing ${pattern}: ${this.#stderr}`)));
+      };
+      const timer = setTimeout(
+        () => finish(() => reject(new Error(`no line matching ${pattern} within ${timeoutMs} ms: ${this.#stderr}`))),
+        timeoutMs,
+      );
+      const finish = (settle: () => void) => {
+        clearTimeout(timer);
+        this.#waiters.delete(check);
+        settle();
+      };
+      this.#waiters.add(check);
+      check();
+    });
+  }
+
+  get exited(): boolean {
+    return this.child.exitCode !== null || this.child.signalCode !== null;
+  }
+
+  /** SIGKILL to the process's PID, as a crash would; resolves once it has exited. */
+  async kill(): Promise<void> {
+    if (this.exited) return;
+    const exited = once(this.child, 'exit');
+    process.kill(this.pid, 'SIGKILL');
+    await exited;
+  }
+}

@@ -1,0 +1,88 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runNodeProcess } from '../node-process.js';
+
+const root = join(import.meta.dirname, '..', '..');
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  peerDependencies: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+};
+
+/** Every entry point a user imports, with one export it must have; an add-on adds its line here. */
+const ENTRY_POINTS: { specifier: string; exportName: string }[] = [
+  { specifier: 'nestjs-payouts', exportName: 'PayoutsModule' },
+  { specifier: 'nestjs-payouts/testing', exportName: 'FakePayoutsService' },
+  { specifier: 'nestjs-payouts/redis', exportName: 'RedisNotificationDedupeStore' },
+];
+
+const isOptional = (name: string) => manifest.peerDependenciesMeta?.[name]?.optional === true;
+/** The peers every user installs; the consumer gets these and nothing else. */
+const REQUIRED_PEERS = Object.keys(manifest.peerDependencies).filter((name) => !isOptional(name));
+/** Packages of the optional add-ons, absent from the consumer. */
+const ABSENT = [
+  ...new Set([...Object.keys(manifest.peerDependencies).filter(isOptional), 'bullmq', '@opentelemetry/api']),
+];
+
+/**
+ * The packed tarball, extracted into a consumer app's node_modules beside its required peers only (links to this
+ * repository's copies, so no network is needed), in a directory outside the repository.
+ */
+describe('the packed package in a consumer app without the optional add-ons', () => {
+  let consumer: string;
+
+  beforeAll(() => {
+    consumer = mkdtempSync(join(tmpdir(), 'payouts-consumer-'));
+    const packed = join(consumer, 'packed');
+    mkdirSync(packed);
+    const pack = ['pack', '--json', '--pack-destination', packed];
+    const [{ filename }] = JSON.parse(
+      execFileSync('npm', pack, { cwd: root, encoding: 'utf8', timeout: 60_000 }),
+    ) as [{ filename: string }];
+    const installed = join(consumer, 'node_modules', 'nestjs-payouts');
+    mkdirSync(installed, { recursive: true });
+    execFileSync('tar', ['-xzf', join(packed, filename), '-C', installed, '--strip-components=1']);
+    for (const name of REQUIRED_PEERS) {
+      const link = join(consumer, 'node_modules', name);
+      mkdirSync(dirname(link), { recursive: true });
+      symlinkSync(join(root, 'node_modules', name), link, 'dir');
+    }
+    writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
+  }, 90_000);
+  afterAll(() => consumer && rmSync(consumer, { recursive: true, force: true }));
+
+  const runIn = async (type: 'module' | 'commonjs', code: string) => {
+    const run = await runNodeProcess([`--input-type=${type}`, '-e', code], { cwd: consumer, timeoutMs: 20_000 });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    return JSON.parse(run.stdout) as unknown;
+  };
+
+  it('has none of the optional packages', async () => {
+    const resolvable = await runIn(
+      'commonjs',
+      `console.log(JSON.stringify(${JSON.stringify(ABSENT)}.filter((name) => {
+        try { require.resolve(name); return true; } catch { return false; }
+      })))`,
+    );
+    expect(resolvable).toEqual([]);
+  });
+
+  it.each(ENTRY_POINTS)('loads $specifier by import', async ({ specifier, exportName }) => {
+    const names = await runIn(
+      'module',
+      `import 'reflect-metadata'; console.log(JSON.stringify(Object.keys(await import('${specifier}'))));`,
+    );
+    expect(names).toContain(exportName);
+  });
+
+  it.each(ENTRY_POINTS)('loads $specifier by require', async ({ specifier, exportName }) => {
+    const names = await runIn(
+      'commonjs',
+      `require('reflect-metadata'); console.log(JSON.stringify(Object.keys(require('${specifier}'))));`,
+    );
+    expect(names).toContain(exportName);
+  });
+});
