@@ -1,4 +1,4 @@
-import type { ChildMessage, CommandMessage, MemorySample } from './protocol.js';
+import type { ChildMessage, CommandMessage, CpuSample, MemorySample } from './protocol.js';
 
 export type CommandHandler = (args: unknown) => unknown;
 
@@ -15,7 +15,7 @@ export interface ChildService {
  */
 export async function runChild(start: () => Promise<ChildService>): Promise<void> {
   const service = await start();
-  const commands: Record<string, CommandHandler> = { memory: sampleMemory, ...service.commands };
+  const commands: Record<string, CommandHandler> = { memory: sampleMemory, cpu: sampleCpu, ...service.commands };
   let closing = false;
   const exit = (code: number) => {
     if (closing) return;
@@ -44,6 +44,11 @@ function sampleMemory(): MemorySample {
   (globalThis as { gc?: () => void }).gc?.();
   const usage = process.memoryUsage();
   return { rssBytes: usage.rss, heapUsedBytes: usage.heapUsed };
+}
+
+function sampleCpu(): CpuSample {
+  const { user, system } = process.cpuUsage();
+  return { cpuMicros: user + system };
 }
 
 function send(message: ChildMessage): void {

@@ -6,8 +6,9 @@ export const CONNECTIONS = 50;
 export const STEADY_CONNECTIONS = 10;
 
 export interface LoadResult {
-  readonly requests: number;
   readonly requestsPerSecond: number;
+  /** Replies received in the run. */
+  readonly requests: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly averageMs: number;
@@ -46,8 +47,8 @@ export async function postNotifications(
     ],
   });
   return {
-    requests: result.requests.total,
     requestsPerSecond: result.requests.total / result.duration,
+    requests: result.requests.total,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     averageMs: result.latency.average,

@@ -33,3 +33,8 @@ export interface MemorySample {
 export interface HandlerDelays {
   readonly delaysMs: readonly number[];
 }
+
+/** Reply of the `cpu` command every child answers: user + system CPU time of the process so far. */
+export interface CpuSample {
+  readonly cpuMicros: number;
+}

@@ -9,7 +9,7 @@ import {
   NOTIFICATION_PATH_WITH_TOKEN,
   notificationBody,
 } from '../notification-sample.js';
-import type { MemorySample } from '../protocol.js';
+import type { CpuSample, MemorySample } from '../protocol.js';
 import { ADAPTERS, type AdapterName, type BenchSettings } from '../settings.js';
 import { REDIS_CLIENTS } from '../servers/dedupe-store-args.js';
 import { MIB, median } from '../stats.js';
@@ -118,6 +118,11 @@ const REDIS_STORE_TARGETS: Record<AdapterName, number> = { express: 0.85, fastif
 
 interface Sample extends LoadResult {
   readonly rssBytes: number;
+  /**
+   * The server's own CPU time per reply. On a machine shared with other work, throughput follows whatever else runs,
+   * while the CPU a server spends on each request still compares two routes.
+   */
+  readonly cpuMicrosPerRequest: number;
 }
 
 /** Items 1-4: the notification route against what a user would write, interleaved round by round. */
@@ -139,10 +144,12 @@ export async function measureNotificationRoute(settings: BenchSettings): Promise
     const flush = redis ? new Redis(redis.port, '127.0.0.1') : undefined;
     const run = async (scenario: Scenario, seconds: number): Promise<Sample> => {
       const server = servers.get(scenario.server)!;
+      const before = await server.call<CpuSample>('cpu');
       const result = await postNotifications(server.port, seconds, scenario.body);
+      const after = await server.call<CpuSample>('cpu');
       const { rssBytes } = await server.call<MemorySample>('memory');
       if (scenario.queue) await flush!.flushdb();
-      return { ...result, rssBytes };
+      return { ...result, rssBytes, cpuMicrosPerRequest: (after.cpuMicros - before.cpuMicros) / result.requests };
     };
 
     for (const scenario of scenarios) await run(scenario, settings.warmupSeconds);
@@ -179,18 +186,22 @@ function report(settings: BenchSettings, scenarios: readonly Scenario[], rounds:
     median(rounds.map((round) => pick(round.get(key)!)));
   const ratioOf = (key: string, baseline: string) =>
     median(rounds.map((round) => round.get(key)!.requestsPerSecond / round.get(baseline)!.requestsPerSecond));
+  /** Requests the route serves per CPU second against the baseline's: the throughput ratio of CPU-bound servers. */
+  const cpuRatioOf = (key: string, baseline: string) =>
+    median(rounds.map((round) => round.get(baseline)!.cpuMicrosPerRequest / round.get(key)!.cpuMicrosPerRequest));
   let failures = 0;
 
   printTable(
     `Notification route: ${settings.rounds} rounds × ${settings.durationSeconds} s, ` +
       `${CONNECTIONS} connections (medians)`,
-    ['Scenario', 'req/s', 'p50 ms', 'p99 ms', 'avg ms', 'RSS MiB', 'failed'],
+    ['Scenario', 'req/s', 'server CPU µs/req', 'p50 ms', 'p99 ms', 'avg ms', 'RSS MiB', 'failed'],
     scenarios.map((scenario) => {
       const failed = rounds.reduce((sum, round) => sum + round.get(scenario.key)!.failures, 0);
       failures += failed;
       return [
         scenario.label,
         medianOf(scenario.key, (sample) => sample.requestsPerSecond),
+        medianOf(scenario.key, (sample) => sample.cpuMicrosPerRequest),
         medianOf(scenario.key, (sample) => sample.p50Ms),
         medianOf(scenario.key, (sample) => sample.p99Ms),
         medianOf(scenario.key, (sample) => sample.averageMs),
@@ -201,14 +212,16 @@ function report(settings: BenchSettings, scenarios: readonly Scenario[], rounds:
   );
 
   printTable(
-    'Notification route ratios (median of per-round req/s ratios)',
+    'Notification route ratios (median of per-round ratios)',
     ['Adapter', 'Ratio', 'Value', 'Target', 'Met'],
     ADAPTERS.flatMap((adapter) => {
       const target = PLAIN_ROUTE_TARGETS[adapter];
       const versusPlain = ratioOf(`${adapter}-package`, `${adapter}-plain`);
-      const met = versusPlain >= target ? 'yes' : 'no';
+      const byCpu = cpuRatioOf(`${adapter}-package`, `${adapter}-plain`);
+      const met = (ratio: number) => (ratio >= target ? 'yes' : 'no');
       return [
-        [adapter, '4/3 package ÷ plain Nest', formatRatio(versusPlain), `≥ ${target.toFixed(2)}x`, met],
+        [adapter, '4/3 package ÷ plain Nest', formatRatio(versusPlain), `≥ ${target.toFixed(2)}x`, met(versusPlain)],
+        [adapter, '4/3 by server CPU per request', formatRatio(byCpu), `≥ ${target.toFixed(2)}x`, met(byCpu)],
         [adapter, '4/2 package ÷ ValidationPipe', formatRatio(ratioOf(`${adapter}-package`, `${adapter}-validation`))],
         [adapter, '4/1 package ÷ raw node:http', formatRatio(ratioOf(`${adapter}-package`, 'raw'))],
         [adapter, '4 duplicates ÷ 3 plain Nest', formatRatio(ratioOf(`${adapter}-duplicate`, `${adapter}-plain`))],
