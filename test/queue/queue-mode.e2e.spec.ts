@@ -108,6 +108,27 @@ describeWithRedis('queue mode (payoutsQueue) on a real Redis', () => {
       }
     });
 
+    it('refuses a wrong token with 401 and an invalid notification with 400, storing neither', async () => {
+      const app = await launch(adapter, redis);
+      const invalid = cardAdded();
+      (invalid.paymentMethod as { card: Record<string, unknown> }).card.expirationMonth = '13';
+
+      const unauthorized = await post(app.route.replace(SECRET, 'wrong-token'), cardAdded());
+      const rejected = await post(app.route, invalid);
+
+      expect(unauthorized.status).toBe(401);
+      expect([rejected.status, JSON.parse(rejected.body).errors]).toEqual([
+        400,
+        [{ field: 'paymentMethod.card.expirationMonth', message: 'must be a two-digit month, 01 to 12' }],
+      ]);
+      expect(await app.queue.getJobCounts('waiting', 'active', 'completed', 'failed')).toMatchObject({
+        waiting: 0,
+        active: 0,
+        completed: 0,
+        failed: 0,
+      });
+    });
+
     it('collapses concurrent deliveries and re-sends onto one job, acknowledging each, and runs the handler once', async () => {
       const app = await launch(adapter, redis);
       const notification = cardAdded();
