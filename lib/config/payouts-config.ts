@@ -11,7 +11,12 @@ import {
 import { resolvePayoutsAccount } from './payouts-account.js';
 import { resolvePayoutsTelemetry } from './payouts-telemetry.js';
 
-const OPTION_KEYS = [...PAYOUTS_CLIENT_OPTION_KEYS, 'notifications', 'telemetry'];
+/** The top-level options no client setting reads; with the client's, every key of `PayoutsModuleOptions`. */
+const OTHER_OPTION_KEYS = optionKeys<Pick<PayoutsModuleOptions, 'notifications' | 'telemetry'>>()(
+  'notifications',
+  'telemetry',
+);
+const OPTION_KEYS = [...PAYOUTS_CLIENT_OPTION_KEYS, ...OTHER_OPTION_KEYS];
 /** Options of the registration itself, read before any options factory runs. */
 const EXTRA_KEYS = optionKeys<PayoutsModuleExtras>()('isGlobal', 'name');
 
