@@ -43,7 +43,9 @@ const require = createRequire(import.meta.url);
 /** Version of `name` as installed for `dependent` (Express and Fastify come with the Nest platform packages). */
 const versionOf = (name: string, dependent = name) =>
   (createRequire(require.resolve(`${dependent}/package.json`))(`${name}/package.json`) as { version: string }).version;
-console.log(`## nestjs-payouts bench (${quick ? 'quick' : 'full'}${chosen.length > 0 ? `, ${chosen.join(' and ')} only` : ''})\n`);
+console.log(
+  `## nestjs-payouts bench (${quick ? 'quick' : 'full'}${chosen.length > 0 ? `, ${chosen.join(' and ')} only` : ''})\n`,
+);
 console.log(
   `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, Nest ${versionOf('@nestjs/core')} ` +
     `(Express ${versionOf('express', '@nestjs/platform-express')}, ` +

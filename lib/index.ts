@@ -26,7 +26,11 @@ export type {
 } from './payouts/create-payout-request.interface.js';
 export type { PayoutResult } from './payouts/payout-result.interface.js';
 export type { PayoutsCallOptions } from './payouts/payouts-call-options.interface.js';
-export type { PayoutsApiMethod, PayoutsApiRequest, PayoutsQueryValue } from './payouts/payouts-api-request.interface.js';
+export type {
+  PayoutsApiMethod,
+  PayoutsApiRequest,
+  PayoutsQueryValue,
+} from './payouts/payouts-api-request.interface.js';
 export type { PayoutsApiResponse } from './payouts/payouts-api-response.interface.js';
 export type { PayoutsTransportOptions } from './interfaces/payouts-transport-options.interface.js';
 export { PayoutsExceptionFilter } from './payouts/payouts-exception.filter.js';
@@ -65,10 +69,7 @@ export type {
 } from './interfaces/notification-dispatcher.interface.js';
 /** The dedupe store of a registration, for `overrideProvider` in tests. */
 export { NOTIFICATION_DEDUPE_STORE } from './payouts.constants.js';
-export type {
-  NotificationClaim,
-  NotificationDedupeStore,
-} from './interfaces/notification-dedupe-store.interface.js';
+export type { NotificationClaim, NotificationDedupeStore } from './interfaces/notification-dedupe-store.interface.js';
 export {
   InMemoryNotificationDedupeStore,
   type InMemoryNotificationDedupeStoreOptions,
@@ -109,10 +110,7 @@ export { PayoutsConfigError } from './errors/payouts-config.error.js';
 export { PayoutValidationError, type PayoutFieldError } from './errors/payout-validation.error.js';
 export { PayoutsApiError, type PayoutsApiErrorDetails } from './errors/payouts-api.error.js';
 export { PayoutsNetworkError } from './errors/payouts-network.error.js';
-export {
-  PayoutOutcomeUnknownError,
-  type PayoutOutcomeUnknownDetails,
-} from './errors/payout-outcome-unknown.error.js';
+export { PayoutOutcomeUnknownError, type PayoutOutcomeUnknownDetails } from './errors/payout-outcome-unknown.error.js';
 export { PayoutsAbortedError } from './errors/payouts-aborted.error.js';
 export { PayoutsCallOptionsError } from './errors/payouts-call-options.error.js';
 export type { PayoutsCallTarget } from './errors/payouts-call-target.js';

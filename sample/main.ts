@@ -61,7 +61,9 @@ async function main(): Promise<void> {
   }
   const missing = CREDENTIAL_VARIABLES.filter((name) => !process.env[name]);
   if (missing.length > 0 && missing.length < CREDENTIAL_VARIABLES.length) {
-    throw new StepFailure(`Set all of ${CREDENTIAL_VARIABLES.join(', ')}, or none to use the mock API; missing: ${missing.join(', ')}.`);
+    throw new StepFailure(
+      `Set all of ${CREDENTIAL_VARIABLES.join(', ')}, or none to use the mock API; missing: ${missing.join(', ')}.`,
+    );
   }
   const secretWasGenerated = !process.env.PAYOUTS_NOTIFICATIONS_SECRET;
   process.env.PAYOUTS_NOTIFICATIONS_SECRET ||= randomBytes(16).toString('hex');
@@ -95,9 +97,13 @@ async function main(): Promise<void> {
     } else {
       // By default every interface, so that the payouts service can reach the app (Fastify's default is loopback).
       const host = process.env.HOST ?? (adapter === 'fastify' ? '0.0.0.0' : undefined);
-      await (host === undefined ? nest.listen(Number(process.env.PORT ?? 3000)) : nest.listen(Number(process.env.PORT ?? 3000), host));
+      await (host === undefined
+        ? nest.listen(Number(process.env.PORT ?? 3000))
+        : nest.listen(Number(process.env.PORT ?? 3000), host));
     }
-    print(`   ${adapter === 'fastify' ? 'Fastify' : 'Express'} adapter, ${prefix ? `global prefix "${prefix}"` : 'no global prefix'}.`);
+    print(
+      `   ${adapter === 'fastify' ? 'Fastify' : 'Express'} adapter, ${prefix ? `global prefix "${prefix}"` : 'no global prefix'}.`,
+    );
     return nest;
   });
   const port = (app.getHttpServer().address() as { port: number }).port;
@@ -136,7 +142,8 @@ async function main(): Promise<void> {
 /** Queue mode needs a Redis: the sample starts one of its own, which keeps nothing once stopped. */
 async function startRedis(): Promise<SampleRedis> {
   const executable = findRedisServer();
-  if (!executable) throw new Error('queue mode needs redis-server on the PATH (on Debian: apt-get install redis-server)');
+  if (!executable)
+    throw new Error('queue mode needs redis-server on the PATH (on Debian: apt-get install redis-server)');
   const redis = await startSampleRedis(executable);
   process.env.PAYOUTS_REDIS_URL = redis.url;
   print(`   redis-server at ${redis.url}, persistence off: notifications are stored there, then handled by a worker.`);
@@ -183,10 +190,13 @@ async function runSteps(
   await step('Deliver PAYMENT_METHOD_ADDED through the simulator', async () => {
     const report = await deliverToApp(`${route}?token=${secret}`, added);
     check(report.delivered, 'the app did not acknowledge the notification');
-    const saved = () => savedCards.cardsOf(added.shopper.id).some((card) => card.paymentMethodId === added.paymentMethod.id);
+    const saved = () =>
+      savedCards.cardsOf(added.shopper.id).some((card) => card.paymentMethodId === added.paymentMethod.id);
     check(await handled(saved, queued), 'the onAdded handler did not save the card');
     const cards = savedCards.cardsOf(added.shopper.id);
-    print(`   Saved cards of ${added.shopper.id}: ${cards.map((card) => `${card.paymentMethodId} ending ${card.lastFour}`).join(', ')}`);
+    print(
+      `   Saved cards of ${added.shopper.id}: ${cards.map((card) => `${card.paymentMethodId} ending ${card.lastFour}`).join(', ')}`,
+    );
   });
 
   await step('Deliver PAYMENT_METHOD_REMOVED through the simulator', async () => {
@@ -201,17 +211,26 @@ async function runSteps(
   await step('Deliver a notification with a wrong token (2 attempts)', async () => {
     const report = await deliverToApp(`${route}?token=wrong-token`, paymentMethodAddedNotification(), 2);
     check(!report.delivered, 'the app acknowledged a notification with a wrong token');
-    check(report.attempts.every((attempt) => attempt.status === 401), 'the app did not reply 401 to a wrong token');
+    check(
+      report.attempts.every((attempt) => attempt.status === 401),
+      'the app did not reply 401 to a wrong token',
+    );
     check(savedCards.cardsOf(added.shopper.id).length === 0, 'a handler ran for a notification with a wrong token');
-    print('   Refused, and no handler ran. The real sender would alert the merchant\'s technical contact now.');
+    print("   Refused, and no handler ran. The real sender would alert the merchant's technical contact now.");
   });
 }
 
-async function deliverToApp(url: string, notification: SimulatedNotification, attempts?: number): Promise<DeliveryReport> {
+async function deliverToApp(
+  url: string,
+  notification: SimulatedNotification,
+  attempts?: number,
+): Promise<DeliveryReport> {
   const report = await deliver(url, notification, { attempts, intervalMs: DEMO_INTERVAL_MS });
   for (const attempt of report.attempts) {
     const reply = attempt.status === undefined ? 'no reply' : `HTTP ${attempt.status} ${attempt.body}`;
-    print(`   Sender, attempt ${attempt.attempt}: ${reply} -> ${attempt.acknowledged ? 'acknowledged' : 'not acknowledged'}`);
+    print(
+      `   Sender, attempt ${attempt.attempt}: ${reply} -> ${attempt.acknowledged ? 'acknowledged' : 'not acknowledged'}`,
+    );
   }
   return report;
 }

@@ -36,15 +36,19 @@ export async function startMockPayoutsApi(): Promise<MockPayoutsApi> {
   const requests: MockPayoutsApi['requests'] = [];
 
   const server = createServer((req, res) => {
-    void readBody(req).then((text) => {
-      const [status, reply] = answer(req, text);
-      if (req.url === '/payouts' && req.method === 'POST') {
-        requests.push({ status, body: parseJson(text) });
-      }
-      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(reply));
-    }, () => {
-      if (!res.headersSent) res.writeHead(413, { 'content-type': 'application/json' }).end('{"error":"payload_too_large"}');
-    });
+    void readBody(req).then(
+      (text) => {
+        const [status, reply] = answer(req, text);
+        if (req.url === '/payouts' && req.method === 'POST') {
+          requests.push({ status, body: parseJson(text) });
+        }
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(reply));
+      },
+      () => {
+        if (!res.headersSent)
+          res.writeHead(413, { 'content-type': 'application/json' }).end('{"error":"payload_too_large"}');
+      },
+    );
   });
 
   function answer(req: IncomingMessage, text: string): [number, unknown] {

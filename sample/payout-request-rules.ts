@@ -44,5 +44,7 @@ export function findPayoutRequestProblems(body: unknown): string[] {
 }
 
 function valueAt(body: unknown, path: string): unknown {
-  return path.split('.').reduce<unknown>((value, key) => (isObject(value) ? (value as Record<string, unknown>)[key] : undefined), body);
+  return path
+    .split('.')
+    .reduce<unknown>((value, key) => (isObject(value) ? (value as Record<string, unknown>)[key] : undefined), body);
 }

@@ -1,7 +1,13 @@
 import type { LoggerService } from '@nestjs/common';
 
 /** Nest's start-up lines, hidden in the demo run so the steps stand out. */
-const START_UP_CONTEXTS = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication']);
+const START_UP_CONTEXTS = new Set([
+  'NestFactory',
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestApplication',
+]);
 
 /** Prints the app's log lines indented under the current step, as `[Context] message`. */
 export class SampleLogger implements LoggerService {

@@ -43,7 +43,16 @@ export async function measureDedupeMemory(checkpoints: readonly number[]): Promi
   }
   printTable(
     'Dedupe store: default InMemoryNotificationDedupeStore (heap after a full GC; time of claim + complete)',
-    ['Key chars', 'Notifications', 'Entries kept', 'RSS MiB', 'Heap MiB', 'Heap growth MiB', 'Bytes/entry', 'µs/notification'],
+    [
+      'Key chars',
+      'Notifications',
+      'Entries kept',
+      'RSS MiB',
+      'Heap MiB',
+      'Heap growth MiB',
+      'Bytes/entry',
+      'µs/notification',
+    ],
     rows,
   );
 }

@@ -234,7 +234,11 @@ function report(settings: BenchSettings, scenarios: readonly Scenario[], rounds:
       'Queue mode ratios (median of per-round req/s ratios)',
       ['Adapter', 'Ratio', 'Value'],
       ADAPTERS.flatMap((adapter) => [
-        [adapter, '4 queue mode ÷ 4 in-memory store', formatRatio(ratioOf(`${adapter}-package-queue`, `${adapter}-package`))],
+        [
+          adapter,
+          '4 queue mode ÷ 4 in-memory store',
+          formatRatio(ratioOf(`${adapter}-package-queue`, `${adapter}-package`)),
+        ],
         [adapter, '4 queue mode ÷ 3 plain Nest', formatRatio(ratioOf(`${adapter}-package-queue`, `${adapter}-plain`))],
       ]),
     );

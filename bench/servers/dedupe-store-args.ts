@@ -4,8 +4,7 @@ import { RedisNotificationDedupeStore } from 'nestjs-payouts/redis';
 export const REDIS_CLIENTS = ['node-redis', 'ioredis'] as const;
 export type RedisClientName = (typeof REDIS_CLIENTS)[number];
 
-const argument = (name: string) =>
-  process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+const argument = (name: string) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
 
 /**
  * The dedupe store named by `--store=node-redis|ioredis` and `--redis-url=…`, on a client connected as an

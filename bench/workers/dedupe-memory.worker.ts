@@ -11,7 +11,9 @@ export interface FillResult {
 }
 
 /** `--key-length=N` pads the payment method id so that every key has N characters; the sample's length otherwise. */
-const keyLength = Number(process.argv.find((arg) => arg.startsWith('--key-length='))?.slice('--key-length='.length) ?? 0);
+const keyLength = Number(
+  process.argv.find((arg) => arg.startsWith('--key-length='))?.slice('--key-length='.length) ?? 0,
+);
 
 await runChild(async () => {
   const store = new InMemoryNotificationDedupeStore();

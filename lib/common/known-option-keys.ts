@@ -4,16 +4,12 @@ import { PayoutsConfigError } from '../errors/payouts-config.error.js';
  * Fails on an option name nobody reads, naming the closest known one: a typo such as `retry: 3` in a
  * `forRootAsync` factory, which types cannot catch, would otherwise be ignored in silence.
  */
-export function rejectUnknownKeys(
-  options: object,
-  known: readonly string[],
-  path: string,
-  owner?: string,
-): void {
+export function rejectUnknownKeys(options: object, known: readonly string[], path: string, owner?: string): void {
   for (const key of Object.keys(options)) {
     if (known.includes(key)) continue;
     const closest = closestName(key, known);
-    const hint = closest === undefined ? `one of ${known.join(', ')}` : `a known option name (did you mean "${closest}"?)`;
+    const hint =
+      closest === undefined ? `one of ${known.join(', ')}` : `a known option name (did you mean "${closest}"?)`;
     throw new PayoutsConfigError(path ? `${path}.${key}` : key, hint, owner);
   }
 }

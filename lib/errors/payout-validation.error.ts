@@ -10,6 +10,8 @@ export interface PayoutFieldError {
 /** The payout request was rejected before sending: nothing went to the payouts API. */
 export class PayoutValidationError extends PayoutsError {
   constructor(readonly errors: PayoutFieldError[]) {
-    super(`Invalid payout request: ${errors.map(({ path, messages }) => `${path || 'request'} (${messages.join('; ')})`).join(', ')}.`);
+    super(
+      `Invalid payout request: ${errors.map(({ path, messages }) => `${path || 'request'} (${messages.join('; ')})`).join(', ')}.`,
+    );
   }
 }

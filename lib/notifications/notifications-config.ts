@@ -65,7 +65,7 @@ const SECRET_OPTION_KEYS = optionKeys<NonNullable<NotificationVerificationOption
 const DEDUPE_OPTION_KEYS = optionKeys<NotificationDedupeOptions>()('store', 'ttlMs', 'maxEntries');
 
 const VERIFICATION_EXAMPLE =
-  "notifications: { verification: { secret: { value: process.env.NOTIFICATIONS_SECRET } } } " +
+  'notifications: { verification: { secret: { value: process.env.NOTIFICATIONS_SECRET } } } ' +
   "(or allowedIps, verify, or 'none'), or notifications: false for an app that receives no notifications";
 
 /**
@@ -135,7 +135,10 @@ const MAX_TIMER_MS = 2_147_483_647;
 function resolveHandlerTimeout(value: unknown): number {
   const timeoutMs = wholeNumberOption('notifications.handlerTimeoutMs', value, 8_000, 1, 'milliseconds');
   if (timeoutMs > MAX_TIMER_MS) {
-    throw new PayoutsConfigError('notifications.handlerTimeoutMs', `at most ${MAX_TIMER_MS} milliseconds (about 24 days)`);
+    throw new PayoutsConfigError(
+      'notifications.handlerTimeoutMs',
+      `at most ${MAX_TIMER_MS} milliseconds (about 24 days)`,
+    );
   }
   return timeoutMs;
 }
@@ -146,15 +149,24 @@ function resolveVerification(verification: unknown): NotificationVerificationCon
     throw new PayoutsConfigError('notifications.verification', VERIFICATION_EXAMPLE);
   }
   if (verification === null || typeof verification !== 'object') {
-    throw new PayoutsConfigError('notifications.verification', `an object with secret, allowedIps or verify, or 'none'`);
+    throw new PayoutsConfigError(
+      'notifications.verification',
+      `an object with secret, allowedIps or verify, or 'none'`,
+    );
   }
   rejectUnknownKeys(verification, VERIFICATION_OPTION_KEYS, 'notifications.verification');
   const { secret, allowedIps, verify } = verification as NotificationVerificationOptions;
   if (secret === undefined && allowedIps === undefined && verify === undefined) {
-    throw new PayoutsConfigError('notifications.verification', `at least one of secret, allowedIps or verify, or 'none'`);
+    throw new PayoutsConfigError(
+      'notifications.verification',
+      `at least one of secret, allowedIps or verify, or 'none'`,
+    );
   }
   if (verify !== undefined && typeof verify !== 'function') {
-    throw new PayoutsConfigError('notifications.verification.verify', 'a function returning a boolean or a promise of one');
+    throw new PayoutsConfigError(
+      'notifications.verification.verify',
+      'a function returning a boolean or a promise of one',
+    );
   }
   return {
     ...(secret !== undefined && { secret: resolveSecret(secret) }),
@@ -252,7 +264,10 @@ function resolveDedupe(dedupe: NotificationDedupeOptions | undefined): Notificat
 function resolveControllerDecorators(decorators: unknown): readonly ClassDecorator[] {
   if (decorators === undefined) return [];
   if (!Array.isArray(decorators) || !decorators.every((decorator) => typeof decorator === 'function')) {
-    throw new PayoutsConfigError('notifications.controllerDecorators', 'an array of class decorators, such as [Public()]');
+    throw new PayoutsConfigError(
+      'notifications.controllerDecorators',
+      'an array of class decorators, such as [Public()]',
+    );
   }
   return decorators as ClassDecorator[];
 }

@@ -35,7 +35,7 @@ export function checkExtraHeaders(value: unknown, option: string): ExtraHeadersC
   for (const [name, headerValue] of Object.entries(value)) {
     const lowercase = name.toLowerCase();
     if (!TOKEN.test(name)) {
-      return { option, expected: 'header names made of letters, digits and !#$%&\'*+.^_`|~-' };
+      return { option, expected: "header names made of letters, digits and !#$%&'*+.^_`|~-" };
     }
     if (MODULE_HEADERS.has(lowercase)) {
       return {

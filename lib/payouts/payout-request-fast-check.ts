@@ -40,7 +40,9 @@ function isValidWalletMethod(method: Record<string, unknown>): boolean {
 function isValidOtherMethod(method: Record<string, unknown>): boolean {
   const beneficiary = field(method, 'beneficiary');
   return (
-    isNonEmptyString(field(method, 'type')) && isPlainRecord(beneficiary) && isNonEmptyString(field(beneficiary, 'name'))
+    isNonEmptyString(field(method, 'type')) &&
+    isPlainRecord(beneficiary) &&
+    isNonEmptyString(field(beneficiary, 'name'))
   );
 }
 

@@ -26,7 +26,15 @@ export interface PayoutsApiCall {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-const METHODS: ReadonlySet<string> = new Set<PayoutsApiMethod>(['GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH', 'DELETE']);
+const METHODS: ReadonlySet<string> = new Set<PayoutsApiMethod>([
+  'GET',
+  'HEAD',
+  'OPTIONS',
+  'POST',
+  'PUT',
+  'PATCH',
+  'DELETE',
+]);
 const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** The per-call options, checked, over the module's defaults; a bad one rejects with `PayoutsCallOptionsError`. */

@@ -202,7 +202,12 @@ export class PayoutsApiClient {
   }
 
   /** The rejection for a final non-2xx reply, keeping nothing of it that holds a credential sent with it. */
-  private apiError(reply: ApiReply, token: string, sending: Sending, bodyCutShort: string | undefined): PayoutsApiError {
+  private apiError(
+    reply: ApiReply,
+    token: string,
+    sending: Sending,
+    bodyCutShort: string | undefined,
+  ): PayoutsApiError {
     const redactor = new CredentialRedactor(this.credentials(token));
     const body = errorReplyBody(replyText(reply.body.bytes), bodyCutShort === undefined, redactor);
     return new PayoutsApiError(reply.status, body, sending.requestId, {
@@ -218,9 +223,16 @@ export class PayoutsApiClient {
   }
 
   /** Waits before retry number `retry`; the caller's abort ends the wait, and the call, since nothing was processed. */
-  private async backOff(sending: Sending, retry: number, reason: string, retryAfter: string | undefined): Promise<void> {
+  private async backOff(
+    sending: Sending,
+    retry: number,
+    reason: string,
+    retryAfter: string | undefined,
+  ): Promise<void> {
     const delay = retryDelayMs(retry, this.config.retry, retryAfter);
-    this.logger.warn(`${sending.subject}: ${reason}, retry ${retry + 1} of ${this.config.retry.maxRetries} in ${delay} ms`);
+    this.logger.warn(
+      `${sending.subject}: ${reason}, retry ${retry + 1} of ${this.config.retry.maxRetries} in ${delay} ms`,
+    );
     try {
       await sleep(delay, undefined, { signal: sending.call.signal });
     } catch {

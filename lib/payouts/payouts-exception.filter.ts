@@ -55,7 +55,8 @@ function payoutsErrorReply(error: PayoutsError): ErrorReply {
     return reply(HttpStatus.BAD_REQUEST, 'Invalid payout request', { errors: error.errors });
   }
   if (error instanceof PayoutOutcomeUnknownError) {
-    const message = 'No complete reply from the payouts API: the payout may exist. Check its outcome before trying again.';
+    const message =
+      'No complete reply from the payouts API: the payout may exist. Check its outcome before trying again.';
     const status = error.code === 'ETIMEDOUT' ? HttpStatus.GATEWAY_TIMEOUT : HttpStatus.BAD_GATEWAY;
     return reply(status, message, requestId);
   }
@@ -83,7 +84,10 @@ function apiErrorReply(error: PayoutsApiError, requestId: Record<string, string>
     case 429:
     case 503: {
       const retryAfter = error.headers['retry-after'];
-      const busy = reply(HttpStatus.SERVICE_UNAVAILABLE, 'The payouts API is busy; nothing was processed, try again later');
+      const busy = reply(
+        HttpStatus.SERVICE_UNAVAILABLE,
+        'The payouts API is busy; nothing was processed, try again later',
+      );
       // Only a well-formed value (delay-seconds or an HTTP date) is passed on.
       return retryAfter !== undefined && /^[\w ,:]+$/.test(retryAfter) ? { ...busy, retryAfter } : busy;
     }

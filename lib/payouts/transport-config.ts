@@ -55,5 +55,10 @@ function resolveProxy(proxy: unknown): AxiosProxyConfig | false | undefined {
   if (auth !== undefined && (typeof auth?.username !== 'string' || typeof auth.password !== 'string')) {
     throw new PayoutsConfigError('proxy.auth', '{ username, password } as strings');
   }
-  return { host, port: port!, ...(protocol === undefined ? {} : { protocol }), ...(auth === undefined ? {} : { auth }) };
+  return {
+    host,
+    port: port!,
+    ...(protocol === undefined ? {} : { protocol }),
+    ...(auth === undefined ? {} : { auth }),
+  };
 }

@@ -125,7 +125,9 @@ function serialize(notification: object | RawNotification): Buffer {
 function wholeNumber(option: string, value: number | undefined, fallback: number, min: number): number {
   if (value === undefined) return fallback;
   if (!isWholeNumber(value, min)) {
-    throw new RangeError(`deliver(): options.${option} must be a whole number of at least ${min}, got ${String(value)}`);
+    throw new RangeError(
+      `deliver(): options.${option} must be a whole number of at least ${min}, got ${String(value)}`,
+    );
   }
   return value;
 }

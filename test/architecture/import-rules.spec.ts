@@ -28,7 +28,8 @@ describe('imports of lib/', () => {
 });
 
 describe('the import rules', () => {
-  const check = (graph: Record<string, string[]>) => importRuleViolations(new Map(Object.entries(graph)) as ImportGraph);
+  const check = (graph: Record<string, string[]>) =>
+    importRuleViolations(new Map(Object.entries(graph)) as ImportGraph);
 
   it.each([
     [

@@ -64,7 +64,9 @@ describe('nestjs-payouts simulate (against a Nest app)', () => {
     const run = await runCli(['simulate', '--url', `${route}?token=${SECRET}`, '--event', 'added']);
 
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/Attempt 1 at .*: HTTP 200 \{"ResultCode":0\} -> acknowledged\nDelivered on attempt 1\.\n$/);
+    expect(run.stdout).toMatch(
+      /Attempt 1 at .*: HTTP 200 \{"ResultCode":0\} -> acknowledged\nDelivered on attempt 1\.\n$/,
+    );
     expect(run.stdout).not.toContain(SECRET);
     expect(listener.received).toHaveLength(1);
     expect(listener.received[0]).toMatchObject({
@@ -81,7 +83,9 @@ describe('nestjs-payouts simulate (against a Nest app)', () => {
 
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/Attempt 1 at .*: HTTP 5\d\d .* -> not acknowledged: replied with status 5\d\d;/);
-    expect(run.stdout).toMatch(/Attempt 2 at .*: HTTP 200 \{"ResultCode":0\} -> acknowledged\nDelivered on attempt 2\.\n$/);
+    expect(run.stdout).toMatch(
+      /Attempt 2 at .*: HTTP 200 \{"ResultCode":0\} -> acknowledged\nDelivered on attempt 2\.\n$/,
+    );
     expect(listener.received).toHaveLength(2);
     expect(listener.received[1]).toEqual(listener.received[0]);
   });
@@ -109,7 +113,9 @@ describe('nestjs-payouts simulate (against a Nest app)', () => {
     ]);
 
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/HTTP 400 .*paymentMethod\.card\.lastFour.* -> not acknowledged: replied with status 400;/);
+    expect(run.stdout).toMatch(
+      /HTTP 400 .*paymentMethod\.card\.lastFour.* -> not acknowledged: replied with status 400;/,
+    );
     expect(listener.received).toHaveLength(0);
   });
 });

@@ -2,12 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ACK,
-  type ScriptedReceiver,
-  startScriptedReceiver,
-  unusedLocalUrl,
-} from '../simulator/scripted-receiver.js';
+import { ACK, type ScriptedReceiver, startScriptedReceiver, unusedLocalUrl } from '../simulator/scripted-receiver.js';
 import { runCli } from './run-cli.js';
 
 const TIMESTAMP = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/.source;
@@ -56,7 +51,8 @@ describe('nestjs-payouts simulate (against a node:http receiver)', () => {
   });
 
   it('hides the secret when the reply echoes it, from the query string or from a header', async () => {
-    const echo = '{"message":"Cannot POST /payouts/notificatio?token=s3cret%20value","statusCode":404,"x-secret":"h3ader-secret"}';
+    const echo =
+      '{"message":"Cannot POST /payouts/notificatio?token=s3cret%20value","statusCode":404,"x-secret":"h3ader-secret"}';
     receiver = await startScriptedReceiver([{ status: 404, body: echo }]);
 
     const run = await runCli([
@@ -115,7 +111,10 @@ describe('nestjs-payouts simulate (against a node:http receiver)', () => {
   it('sends the chosen event with the overrides file merged in and the extra headers', async () => {
     receiver = await startScriptedReceiver([ACK]);
     const overrides = join(dir, 'overrides.json');
-    await writeFile(overrides, JSON.stringify({ shopper: { email: 'ada@example.com' }, paymentMethod: { card: { lastFour: '0005' } } }));
+    await writeFile(
+      overrides,
+      JSON.stringify({ shopper: { email: 'ada@example.com' }, paymentMethod: { card: { lastFour: '0005' } } }),
+    );
 
     const run = await runCli([
       'simulate',
@@ -155,7 +154,9 @@ describe('nestjs-payouts simulate (against a node:http receiver)', () => {
     const run = await runCli(['simulate', '--url', `${url}?token=s3cret-value`]);
 
     expect(run.code).toBe(2);
-    expect(run.stdout).toMatch(/Attempt 1 at .*: no reply -> not acknowledged: cannot reach the host \(ECONNREFUSED\)\n$/);
+    expect(run.stdout).toMatch(
+      /Attempt 1 at .*: no reply -> not acknowledged: cannot reach the host \(ECONNREFUSED\)\n$/,
+    );
     expect(run.stdout).not.toContain('Attempt 2');
     expect(run.stderr).toBe(
       `Error: cannot reach the host (ECONNREFUSED) at ${url}?token=redacted. Is the application running, and are the host and port right?\n`,
@@ -164,19 +165,37 @@ describe('nestjs-payouts simulate (against a node:http receiver)', () => {
 
   it.each([
     [['simulate'], '--url is required'],
-    [['simulate', '--url', 'localhost:3000/hooks'], '--url must be an absolute http:// or https:// URL; got "localhost:3000/hooks"'],
-    [['simulate', '--url', 'ftp://example.com/'], '--url must be an absolute http:// or https:// URL; got "ftp://example.com/"'],
+    [
+      ['simulate', '--url', 'localhost:3000/hooks'],
+      '--url must be an absolute http:// or https:// URL; got "localhost:3000/hooks"',
+    ],
+    [
+      ['simulate', '--url', 'ftp://example.com/'],
+      '--url must be an absolute http:// or https:// URL; got "ftp://example.com/"',
+    ],
     [['simulate', '--url', 'http://127.0.0.1/', '--retries', '3'], "Unknown option '--retries'"],
     [['simulate', '--url', 'http://127.0.0.1/', 'extra'], "Unexpected argument 'extra'"],
-    [['simulate', '--url', 'http://127.0.0.1/', '--attempts', '0'], '--attempts must be a whole number of at least 1; got "0"'],
-    [['simulate', '--url', 'http://127.0.0.1/', '--interval-ms', '1e3'], '--interval-ms must be a whole number of at least 0; got "1e3"'],
-    [['simulate', '--url', 'http://127.0.0.1/', '--timeout-ms=-5'], '--timeout-ms must be a whole number of at least 1; got "-5"'],
+    [
+      ['simulate', '--url', 'http://127.0.0.1/', '--attempts', '0'],
+      '--attempts must be a whole number of at least 1; got "0"',
+    ],
+    [
+      ['simulate', '--url', 'http://127.0.0.1/', '--interval-ms', '1e3'],
+      '--interval-ms must be a whole number of at least 0; got "1e3"',
+    ],
+    [
+      ['simulate', '--url', 'http://127.0.0.1/', '--timeout-ms=-5'],
+      '--timeout-ms must be a whole number of at least 1; got "-5"',
+    ],
     [
       ['simulate', '--url', 'http://127.0.0.1/', '--event', 'add'],
       '--event must be added, removed, or an event type in capitals such as PAYMENT_METHOD_ADDED; got "add"',
     ],
     [['simulate', '--url', 'http://127.0.0.1/', '--header', 'no-colon'], '--header must look like "Name: value"'],
-    [['simulate', '--url', 'http://127.0.0.1/', '--overrides', '/nonexistent/overrides.json'], 'cannot read the --overrides file "/nonexistent/overrides.json" (ENOENT)'],
+    [
+      ['simulate', '--url', 'http://127.0.0.1/', '--overrides', '/nonexistent/overrides.json'],
+      'cannot read the --overrides file "/nonexistent/overrides.json" (ENOENT)',
+    ],
   ])('exits 2 for %j', async (args, message) => {
     const run = await runCli(args);
 

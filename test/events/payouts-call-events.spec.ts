@@ -92,7 +92,9 @@ describe("PayoutsService's request and response events", () => {
   it('sends no event for a call that sent nothing, such as an invalid payout', async () => {
     const { payouts, events } = await startRecording();
 
-    await expect(payouts.createPayout({ ...walletPayoutRequest(), amount: undefined as never })).rejects.toThrow(PayoutValidationError);
+    await expect(payouts.createPayout({ ...walletPayoutRequest(), amount: undefined as never })).rejects.toThrow(
+      PayoutValidationError,
+    );
 
     expect(events).toEqual([]);
   });

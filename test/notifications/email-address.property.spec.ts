@@ -13,10 +13,15 @@ const atom = fc.stringMatching(/^[\w!#$%&'*+/=?^`{|}~-]{1,8}$/);
 const label = fc.stringMatching(/^[A-Za-z\d-]{1,8}$/);
 /** Characters that each check treats specially, to build near misses. */
 const tricky = fc.constantFrom('.', '-', '_', '@', '"', ' ', '\\', 'é', 'ｆ', 'ſ', 'K', '1', 'a', 'Z', 'xn--');
-const nearMiss = fc.array(fc.oneof(tricky, atom, label), { minLength: 1, maxLength: 10 }).map((parts) => parts.join(''));
+const nearMiss = fc
+  .array(fc.oneof(tricky, atom, label), { minLength: 1, maxLength: 10 })
+  .map((parts) => parts.join(''));
 const assembled = fc
   .tuple(
-    fc.array(fc.oneof({ weight: 4, arbitrary: atom }, { weight: 1, arbitrary: fc.constant('') }), { minLength: 1, maxLength: 3 }),
+    fc.array(fc.oneof({ weight: 4, arbitrary: atom }, { weight: 1, arbitrary: fc.constant('') }), {
+      minLength: 1,
+      maxLength: 3,
+    }),
     fc.array(label, { minLength: 0, maxLength: 3 }),
     fc.oneof(fc.stringMatching(/^[A-Za-z]{1,4}$/), fc.constantFrom('123', 'xn--p1ai', 'c0m', 'é')),
   )

@@ -1,9 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import {
-  OnPaymentMethodAdded,
-  OnPaymentMethodEvent,
-  OnPaymentMethodRemoved,
-} from 'nestjs-payouts';
+import { OnPaymentMethodAdded, OnPaymentMethodEvent, OnPaymentMethodRemoved } from 'nestjs-payouts';
 import type { NotificationContext } from 'nestjs-payouts';
 import { PaymentMethodNotification } from 'nestjs-payouts';
 

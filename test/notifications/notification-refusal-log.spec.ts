@@ -34,7 +34,9 @@ describe('NotificationRefusalLog', () => {
     create();
     for (let index = 0; index < 11; index++) log.refused(400, '127.0.0.1', 'invalid fields eventType');
     log.close();
-    expect(logger.messages('warn').at(-1)).toBe('Notification refusals not logged one by one in the last 60 s: 1 with 400');
+    expect(logger.messages('warn').at(-1)).toBe(
+      'Notification refusals not logged one by one in the last 60 s: 1 with 400',
+    );
   });
 
   it('prints only an address as the client address', () => {

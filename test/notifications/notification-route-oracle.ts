@@ -54,7 +54,12 @@ export function expectedReply(input: RouteInput, bodyLimitBytes: number): Expect
   const notification = parsed as Notification;
   return {
     ack: true,
-    key: JSON.stringify([notification.eventType, notification.shopper.id, notification.paymentMethod.id, notification.timestamp]),
+    key: JSON.stringify([
+      notification.eventType,
+      notification.shopper.id,
+      notification.paymentMethod.id,
+      notification.timestamp,
+    ]),
   };
 }
 

@@ -1,13 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NotificationsOptions } from 'nestjs-payouts';
 import { CardEvents } from './notification-handlers.fixture.js';
-import {
-  ADAPTERS,
-  cardAdded,
-  type NotificationsApp,
-  post,
-  startNotificationsApp,
-} from './notifications-test-app.js';
+import { ADAPTERS, cardAdded, type NotificationsApp, post, startNotificationsApp } from './notifications-test-app.js';
 import { RecordingLogger } from '../recording-logger.js';
 
 const SECRET = 'limits-secret-0123456789abcdef';

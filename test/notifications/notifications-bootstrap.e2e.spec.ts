@@ -89,7 +89,11 @@ describe('notifications configuration errors at bootstrap', () => {
     ['request-scoped', RequestScopedEvents],
     ['transient', TransientEvents],
   ])('refuses a handler on a %s provider, naming it', async (_scope, handlerClass) => {
-    const error = await bootError({ adapter: 'express', notifications: { verification: 'none' }, providers: [handlerClass] });
+    const error = await bootError({
+      adapter: 'express',
+      notifications: { verification: 'none' },
+      providers: [handlerClass],
+    });
     expect(error).toBeInstanceOf(NotificationHandlerScopeError);
     expect((error as Error).message).toContain(`${handlerClass.name}.added`);
   });
@@ -105,7 +109,12 @@ describe.each(ADAPTERS)('notifications bootstrap on %s', (adapter) => {
 
   it('logs the handlers found and warns for each event type without one', async () => {
     const logger = new RecordingLogger();
-    running = await startNotificationsApp({ adapter, logger, notifications: { verification: 'none' }, providers: [CardEvents] });
+    running = await startNotificationsApp({
+      adapter,
+      logger,
+      notifications: { verification: 'none' },
+      providers: [CardEvents],
+    });
     expect(logger.messages('log')).toContainEqual('PAYMENT_METHOD_ADDED notifications go to CardEvents.added');
     expect(logger.messages('log')).toContainEqual('PAYMENT_METHOD_REMOVED notifications go to CardEvents.removed');
     expect(logger.messages('warn').filter((line) => line.startsWith('No handler for'))).toEqual([]);

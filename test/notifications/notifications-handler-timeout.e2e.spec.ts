@@ -1,12 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { CardEvents, deferred } from './notification-handlers.fixture.js';
-import {
-  ADAPTERS,
-  cardAdded,
-  type NotificationsApp,
-  post,
-  startNotificationsApp,
-} from './notifications-test-app.js';
+import { ADAPTERS, cardAdded, type NotificationsApp, post, startNotificationsApp } from './notifications-test-app.js';
 import { RecordingLogger } from '../recording-logger.js';
 
 const PATH = 'payouts/notifications';
@@ -58,7 +52,9 @@ describe.each(ADAPTERS)('handler time limit on %s', (adapter) => {
     expect(JSON.parse(first.body)).toEqual({ statusCode: 500, message: 'The notification could not be handled' });
     const key = events.received[0]!.context.dedupeKey;
     expect(logger.messages('error')).toContainEqual(
-      expect.stringContaining(`The handlers of notification ${key} (CardEvents.added) did not settle within handlerTimeoutMs (${TIMEOUT_MS} ms)`),
+      expect.stringContaining(
+        `The handlers of notification ${key} (CardEvents.added) did not settle within handlerTimeoutMs (${TIMEOUT_MS} ms)`,
+      ),
     );
 
     const whileRunning = await send(body);
@@ -68,7 +64,11 @@ describe.each(ADAPTERS)('handler time limit on %s', (adapter) => {
     gate.resolve();
     await until(() => logger.messages('warn').some((line) => line.includes('settled after')));
     expect(logger.messages('warn')).toContainEqual(
-      expect.stringMatching(new RegExp(`^The handlers of notification ${key.replaceAll(/[.*+?^${}()|[\]\\]/g, '\\$&')} settled after \\d+ ms, past their timeout; recorded as handled`)),
+      expect.stringMatching(
+        new RegExp(
+          `^The handlers of notification ${key.replaceAll(/[.*+?^${}()|[\]\\]/g, '\\$&')} settled after \\d+ ms, past their timeout; recorded as handled`,
+        ),
+      ),
     );
     const afterwards = await send(body);
     expect(afterwards.status).toBe(200);

@@ -1,12 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AuditTrail, CardEvents } from './notification-handlers.fixture.js';
-import {
-  ADAPTERS,
-  cardAdded,
-  type NotificationsApp,
-  post,
-  startNotificationsApp,
-} from './notifications-test-app.js';
+import { ADAPTERS, cardAdded, type NotificationsApp, post, startNotificationsApp } from './notifications-test-app.js';
 import { RecordingLogger } from '../recording-logger.js';
 
 const PATH = 'payouts/notifications';
@@ -51,7 +45,11 @@ describe.each(ADAPTERS)('odd strings on %s', (adapter) => {
     ['eventType', (body) => (body.eventType = `PAYMENT_METHOD_${LONE}`), (seen) => seen.eventType],
     ['shopper.id', (body) => (body.shopper.id = `shp_${LONE}`), (seen) => seen.shopper.id],
     ['paymentMethod.id', (body) => (body.paymentMethod.id = `pmt_${LONE}`), (seen) => seen.paymentMethod.id],
-    ['shopper.partner_shopper_id', (body) => (body.shopper.partner_shopper_id = `p${LONE}`), (seen) => seen.shopper.partner_shopper_id],
+    [
+      'shopper.partner_shopper_id',
+      (body) => (body.shopper.partner_shopper_id = `p${LONE}`),
+      (seen) => seen.shopper.partner_shopper_id,
+    ],
     ['paymentMethod.type', (body) => (body.paymentMethod.type = `card${LONE}`), (seen) => seen.paymentMethod.type],
     ['an unknown field', (body) => (body.nickname = `${LONE}\ud800`), (seen) => seen.nickname],
   ])('acknowledges a lone surrogate in %s and hands the exact string over', async (_field, mutate, pick) => {

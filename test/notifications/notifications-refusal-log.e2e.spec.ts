@@ -1,12 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { CardEvents } from './notification-handlers.fixture.js';
-import {
-  ADAPTERS,
-  cardAdded,
-  type NotificationsApp,
-  post,
-  startNotificationsApp,
-} from './notifications-test-app.js';
+import { ADAPTERS, cardAdded, type NotificationsApp, post, startNotificationsApp } from './notifications-test-app.js';
 import { RecordingLogger } from '../recording-logger.js';
 
 const SECRET = 'refusal-log-secret-7f3a9c';
@@ -57,7 +51,9 @@ describe.each(ADAPTERS)('refusal log on %s', (adapter) => {
     await post(url(''), marked).then(() => post(running!.url(PATH), marked));
     await post(url(SECRET), { ...marked, timestamp: MARKER });
     await post(url(SECRET), JSON.stringify(marked), { headers: { 'content-type': 'text/plain' } });
-    await post(url(SECRET), JSON.stringify(marked), { headers: { 'content-type': 'application/json; charset=latin1' } });
+    await post(url(SECRET), JSON.stringify(marked), {
+      headers: { 'content-type': 'application/json; charset=latin1' },
+    });
     await post(url(SECRET), cardAdded({ padding: MARKER.repeat(200) }));
     await post(url(SECRET), marked, { chunked: true });
 
@@ -68,7 +64,9 @@ describe.each(ADAPTERS)('refusal log on %s', (adapter) => {
       'Notification refused with 400 from 127.0.0.1: invalid fields timestamp, shopper.email',
       'Notification refused with 415 from 127.0.0.1: Content-Type text/plain is not application/json',
       'Notification refused with 415 from 127.0.0.1: charset latin1 is not UTF-8',
-      expect.stringMatching(/^Notification refused with 413 from 127\.0\.0\.1: the body has \d+ bytes, over bodyLimitBytes \(2048\)$/),
+      expect.stringMatching(
+        /^Notification refused with 413 from 127\.0\.0\.1: the body has \d+ bytes, over bodyLimitBytes \(2048\)$/,
+      ),
       'Notification refused with 411 from 127.0.0.1: a chunked body has no Content-Length, and the app does not keep raw bodies (rawBody: true) to count it',
     ]);
     expectNothingSecretLogged();
@@ -102,7 +100,9 @@ describe.each(ADAPTERS)('refusal log on %s', (adapter) => {
 
     await running!.close();
     running = undefined;
-    expect(logger.messages('warn')).toContainEqual('Notification refusals not logged one by one in the last 60 s: 15 with 401');
+    expect(logger.messages('warn')).toContainEqual(
+      'Notification refusals not logged one by one in the last 60 s: 15 with 401',
+    );
     expectNothingSecretLogged();
   });
 });

@@ -38,7 +38,10 @@ describe.each(ADAPTERS)('notification replies on %s', (adapter) => {
       adapter,
       logger,
       rawBody: options.rawBody,
-      notifications: { verification: 'none', ...(options.bodyLimitBytes && { bodyLimitBytes: options.bodyLimitBytes }) },
+      notifications: {
+        verification: 'none',
+        ...(options.bodyLimitBytes && { bodyLimitBytes: options.bodyLimitBytes }),
+      },
       providers: providers[handlers],
     });
     return running;
@@ -129,7 +132,9 @@ describe.each(ADAPTERS)('notification replies on %s', (adapter) => {
     expect(JSON.parse(failed.body)).toEqual({ statusCode: 500, message: 'The notification could not be handled' });
     expect(failed.body).not.toContain('database down');
     const key = cardEvents().received[0]!.context.dedupeKey;
-    expect(logger.messages('error')).toContainEqual(expect.stringContaining(`CardEvents.added failed on notification ${key}`));
+    expect(logger.messages('error')).toContainEqual(
+      expect.stringContaining(`CardEvents.added failed on notification ${key}`),
+    );
 
     cardEvents().behaviour = () => undefined;
     expectAck(await send(body));
@@ -144,7 +149,9 @@ describe.each(ADAPTERS)('notification replies on %s', (adapter) => {
       expect(reply.status).toBe(500);
       expect(running!.app.get(ThrowingRemovals).calls).toBe(attempt);
     }
-    expect(logger.messages('error')).toContainEqual(expect.stringContaining('ThrowingRemovals.removed failed on notification'));
+    expect(logger.messages('error')).toContainEqual(
+      expect.stringContaining('ThrowingRemovals.removed failed on notification'),
+    );
   });
 
   it('acknowledges a re-send of a handled notification without running the handlers again', async () => {
@@ -226,7 +233,11 @@ describe.each(ADAPTERS)('notification replies on %s', (adapter) => {
         eventType: 'PAYMENT_METHOD_ADDED',
         timestamp: 'yesterday',
         shopper: { id: '', email: 'not-an-email', partner_shopper_id: 7 },
-        paymentMethod: { id: 'pmt_1', type: 'card', card: { lastFour: '42', expirationMonth: '13', expirationYear: 31 } },
+        paymentMethod: {
+          id: 'pmt_1',
+          type: 'card',
+          card: { lastFour: '42', expirationMonth: '13', expirationYear: 31 },
+        },
       });
       expect(reply.status).toBe(400);
       expect(reply.headers['content-type']).toBe('application/json; charset=utf-8');
@@ -255,9 +266,7 @@ describe.each(ADAPTERS)('notification replies on %s', (adapter) => {
       await start();
       const reply = await send(cardAdded({ paymentMethod: { id: 'pmt_x', type: 'card' } }));
       expect(reply.status).toBe(400);
-      expect(JSON.parse(reply.body).errors).toEqual([
-        { field: 'paymentMethod.card', message: expect.any(String) },
-      ]);
+      expect(JSON.parse(reply.body).errors).toEqual([{ field: 'paymentMethod.card', message: expect.any(String) }]);
     });
 
     it.each([['text/plain'], ['application/x-www-form-urlencoded']])('415 on Content-Type %s', async (contentType) => {

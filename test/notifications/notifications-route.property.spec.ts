@@ -2,7 +2,13 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditTrail } from './notification-handlers.fixture.js';
 import { expectedReply, isValidNotification, type RouteInput } from './notification-route-oracle.js';
-import { type AdapterName, ADAPTERS, type NotificationsApp, post, startNotificationsApp } from './notifications-test-app.js';
+import {
+  type AdapterName,
+  ADAPTERS,
+  type NotificationsApp,
+  post,
+  startNotificationsApp,
+} from './notifications-test-app.js';
 import { RecordingLogger } from '../recording-logger.js';
 
 /*
@@ -36,7 +42,9 @@ const key = fc.oneof(
   { weight: 12, arbitrary: fc.string({ maxLength: 5 }) },
   { weight: 2, arbitrary: fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString') },
 );
-const deepArrays = fc.integer({ min: 1, max: 2500 }).map((depth) => JSON.parse(`${'['.repeat(depth)}${']'.repeat(depth)}`) as unknown);
+const deepArrays = fc
+  .integer({ min: 1, max: 2500 })
+  .map((depth) => JSON.parse(`${'['.repeat(depth)}${']'.repeat(depth)}`) as unknown);
 const unknownValue = fc.oneof(
   { weight: 8, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
   { weight: 1, arbitrary: deepArrays },
@@ -57,13 +65,20 @@ const notification = fc
     timestamp: mostly(fc.constantFrom('2025-03-14T09:26:53.589Z', '2025-03-14T09:26:53Z', '2025-03-14')),
     shopper: fc.tuple(
       fc.record(
-        { id: mostly(id('shp')), partner_shopper_id: mostly(fc.constant('merchant-42')), email: mostly(fc.emailAddress()) },
+        {
+          id: mostly(id('shp')),
+          partner_shopper_id: mostly(fc.constant('merchant-42')),
+          email: mostly(fc.emailAddress()),
+        },
         { requiredKeys: ['id'] },
       ),
       unknownFields,
     ),
     paymentMethod: fc.tuple(
-      fc.record({ id: mostly(id('pmt')), type: mostly(fc.constantFrom('card', 'wallet')), card: mostly(card) }, { requiredKeys: ['id', 'type'] }),
+      fc.record(
+        { id: mostly(id('pmt')), type: mostly(fc.constantFrom('card', 'wallet')), card: mostly(card) },
+        { requiredKeys: ['id', 'type'] },
+      ),
       unknownFields,
     ),
     extra: unknownFields,
@@ -77,12 +92,31 @@ const notification = fc
   });
 
 /** Byte-level edits of a body: replaced, inserted (invalid UTF-8, quotes and brackets included), deleted, cut. */
-const byte = fc.oneof(fc.integer({ min: 0, max: 255 }), fc.constantFrom(0x22, 0x7b, 0x7d, 0x5b, 0x5d, 0x5c, 0x2c, 0x3a));
+const byte = fc.oneof(
+  fc.integer({ min: 0, max: 255 }),
+  fc.constantFrom(0x22, 0x7b, 0x7d, 0x5b, 0x5d, 0x5c, 0x2c, 0x3a),
+);
 const edit = fc.oneof(
-  fc.record({ kind: fc.constant('replace' as const), at: fc.double({ min: 0, max: 1, noNaN: true }), bytes: fc.array(byte, { minLength: 1, maxLength: 3 }) }),
-  fc.record({ kind: fc.constant('insert' as const), at: fc.double({ min: 0, max: 1, noNaN: true }), bytes: fc.array(byte, { minLength: 1, maxLength: 4 }) }),
-  fc.record({ kind: fc.constant('delete' as const), at: fc.double({ min: 0, max: 1, noNaN: true }), bytes: fc.constant([]) }),
-  fc.record({ kind: fc.constant('cut' as const), at: fc.double({ min: 0, max: 1, noNaN: true }), bytes: fc.constant([]) }),
+  fc.record({
+    kind: fc.constant('replace' as const),
+    at: fc.double({ min: 0, max: 1, noNaN: true }),
+    bytes: fc.array(byte, { minLength: 1, maxLength: 3 }),
+  }),
+  fc.record({
+    kind: fc.constant('insert' as const),
+    at: fc.double({ min: 0, max: 1, noNaN: true }),
+    bytes: fc.array(byte, { minLength: 1, maxLength: 4 }),
+  }),
+  fc.record({
+    kind: fc.constant('delete' as const),
+    at: fc.double({ min: 0, max: 1, noNaN: true }),
+    bytes: fc.constant([]),
+  }),
+  fc.record({
+    kind: fc.constant('cut' as const),
+    at: fc.double({ min: 0, max: 1, noNaN: true }),
+    bytes: fc.constant([]),
+  }),
 );
 const mutated = fc.tuple(notification, fc.array(edit, { minLength: 1, maxLength: 3 })).map(([body, edits]) =>
   edits.reduce((bytes, { kind, at, bytes: inserted }) => {
@@ -110,7 +144,10 @@ const envelope = {
       ),
     },
   ),
-  contentEncoding: fc.oneof({ weight: 12, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom('gzip', 'identity', 'x-custom') }),
+  contentEncoding: fc.oneof(
+    { weight: 12, arbitrary: fc.constant(undefined) },
+    { weight: 1, arbitrary: fc.constantFrom('gzip', 'identity', 'x-custom') },
+  ),
   chunked: fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
 };
 const generated = fc.record({ body: notification, ...envelope });
@@ -193,7 +230,13 @@ describe('the notification route against generated and mutated requests', () => 
           paymentMethod: { id: 'pmt_after', type: 'card' },
         }),
       );
-      await expectReplyFollowsRules({ body, token: 'right', contentType: 'application/json', contentEncoding: undefined, chunked: false });
+      await expectReplyFollowsRules({
+        body,
+        token: 'right',
+        contentType: 'application/json',
+        contentEncoding: undefined,
+        chunked: false,
+      });
     });
   });
 });

@@ -40,7 +40,11 @@ describe.each(ADAPTERS)('notification route on %s', (adapter) => {
     });
 
     it('serves a custom path under the global prefix', async () => {
-      const app = await start({ async, globalPrefix: 'api', notifications: { path: '/hooks/cards', verification: 'none' } });
+      const app = await start({
+        async,
+        globalPrefix: 'api',
+        notifications: { path: '/hooks/cards', verification: 'none' },
+      });
       const reply = await post(app.url('api/hooks/cards'), cardAdded());
       expect(reply.status).toBe(200);
       expect(reply.body).toBe('{"ResultCode":0}');

@@ -37,7 +37,10 @@ describe('the same request gets the same reply on Express and Fastify', () => {
 
   beforeAll(async () => {
     for (const adapter of ADAPTERS) {
-      apps.set(adapter, await startNotificationsApp({ adapter, notifications: { verification: 'none' }, providers: [CardEvents] }));
+      apps.set(
+        adapter,
+        await startNotificationsApp({ adapter, notifications: { verification: 'none' }, providers: [CardEvents] }),
+      );
     }
   });
 
@@ -143,7 +146,9 @@ describe('the same request gets the same reply on Express and Fastify', () => {
     const id = Buffer.concat([Buffer.from('"pmt_'), invalid, Buffer.from('"')]);
     const body = withMember(Buffer.concat([Buffer.from('"nickname":'), id]));
     await expectSameReply({ body }, { status: 200, body: { ResultCode: 0 } });
-    const nicknames = ADAPTERS.map((adapter) => apps.get(adapter)!.app.get(CardEvents).received.at(-1)!.notification.nickname);
+    const nicknames = ADAPTERS.map(
+      (adapter) => apps.get(adapter)!.app.get(CardEvents).received.at(-1)!.notification.nickname,
+    );
     expect(nicknames).toEqual(['pmt_\ufffd\ufffd(', 'pmt_\ufffd\ufffd(']);
   });
 
@@ -174,12 +179,17 @@ describe('the same request gets the same reply on Express and Fastify', () => {
             .replace('PAYMENT_METHOD_ADDED', 'PAYMENT_METHOD_REMOVED')
             .replace(/"card":\{[^}]*\}/, '"card":[{"__proto__":{"isAdmin":true}}]'),
       ],
-      ['paymentMethod.card.constructor.prototype', (text: string) => text.replace('"card":{', '"card":{"constructor":{"prototype":{}},')],
+      [
+        'paymentMethod.card.constructor.prototype',
+        (text: string) => text.replace('"card":{', '"card":{"constructor":{"prototype":{}},'),
+      ],
     ])('names %s on Express', async (field, edit) => {
       const { express, fastify } = await replies({ body: Buffer.from(edit(JSON.stringify(cardAdded()))) });
       expect(fastify.status).toBe(400);
       expect(express.status).toBe(400);
-      expect(JSON.parse(express.body).errors).toEqual([{ field, message: "must not be a key: it could replace an object's prototype" }]);
+      expect(JSON.parse(express.body).errors).toEqual([
+        { field, message: "must not be a key: it could replace an object's prototype" },
+      ]);
       expect(express.handled + fastify.handled).toBe(0);
     });
   });

@@ -59,9 +59,7 @@ export async function createNotificationsApp(options: NotificationsAppOptions): 
   Module({ imports: options.imports ?? [payouts], providers: options.providers ?? [] })(TestAppModule);
 
   const adapter =
-    options.adapter === 'express'
-      ? new ExpressAdapter()
-      : new FastifyAdapter(fastifyOptions(options.trustProxy));
+    options.adapter === 'express' ? new ExpressAdapter() : new FastifyAdapter(fastifyOptions(options.trustProxy));
   const app = await NestFactory.create(TestAppModule, adapter, {
     logger: options.logger ?? false,
     abortOnError: false,
@@ -91,7 +89,9 @@ export async function bootError(options: NotificationsAppOptions): Promise<unkno
 }
 
 /** Fastify's `trustProxy` takes each of these kinds of value, though its option types do not take their union. */
-function fastifyOptions(trustProxy: NotificationsAppOptions['trustProxy']): ConstructorParameters<typeof FastifyAdapter>[0] {
+function fastifyOptions(
+  trustProxy: NotificationsAppOptions['trustProxy'],
+): ConstructorParameters<typeof FastifyAdapter>[0] {
   return trustProxy === undefined ? {} : ({ trustProxy } as ConstructorParameters<typeof FastifyAdapter>[0]);
 }
 
@@ -128,9 +128,12 @@ export interface PostOptions {
 
 /** POSTs raw bytes; an object is sent as JSON with `Content-Type: application/json` unless headers say otherwise. */
 export function post(url: string, body: unknown, options: PostOptions = {}): Promise<HttpReply> {
-  const payload = typeof body === 'string' || Buffer.isBuffer(body) ? Buffer.from(body) : Buffer.from(JSON.stringify(body));
+  const payload =
+    typeof body === 'string' || Buffer.isBuffer(body) ? Buffer.from(body) : Buffer.from(JSON.stringify(body));
   const headers = Object.fromEntries(
-    Object.entries({ 'content-type': 'application/json', ...options.headers }).filter(([, value]) => value !== undefined),
+    Object.entries({ 'content-type': 'application/json', ...options.headers }).filter(
+      ([, value]) => value !== undefined,
+    ),
   ) as Record<string, string>;
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method: 'POST', headers, agent: false }, (res) => {

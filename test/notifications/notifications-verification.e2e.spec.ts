@@ -1,8 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type {
-  NotificationRequestInfo,
-  NotificationsOptions,
-} from 'nestjs-payouts';
+import type { NotificationRequestInfo, NotificationsOptions } from 'nestjs-payouts';
 import { CardEvents } from './notification-handlers.fixture.js';
 import {
   ADAPTERS,

@@ -20,13 +20,24 @@ const garbage = fc.oneof(
   fc.array(fc.integer({ max: 9, min: 0 }), { maxLength: 2 }),
   fc.dictionary(fc.constantFrom('id', 'type', 'x'), fc.string({ maxLength: 3 }), { maxKeys: 2 }),
 );
-const orGarbage = <T>(valid: fc.Arbitrary<T>) => fc.oneof({ weight: 4, arbitrary: valid }, { weight: 1, arbitrary: garbage });
+const orGarbage = <T>(valid: fc.Arbitrary<T>) =>
+  fc.oneof({ weight: 4, arbitrary: valid }, { weight: 1, arbitrary: garbage });
 
-const eventType = orGarbage(fc.constantFrom('PAYMENT_METHOD_ADDED', 'PAYMENT_METHOD_REMOVED', 'PAYMENT_METHOD_EXPIRED'));
+const eventType = orGarbage(
+  fc.constantFrom('PAYMENT_METHOD_ADDED', 'PAYMENT_METHOD_REMOVED', 'PAYMENT_METHOD_EXPIRED'),
+);
 const timestamp = orGarbage(
   fc.oneof(
-    fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((date) => date.toISOString()),
-    fc.constantFrom('2025-03-14', '2025-03-14T09:26:53Z', '2025-03-14T09:26:53.589+02:00', '2025-13-01T00:00:00Z', 'now'),
+    fc
+      .date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true })
+      .map((date) => date.toISOString()),
+    fc.constantFrom(
+      '2025-03-14',
+      '2025-03-14T09:26:53Z',
+      '2025-03-14T09:26:53.589+02:00',
+      '2025-13-01T00:00:00Z',
+      'now',
+    ),
   ),
 );
 const nonEmpty = orGarbage(fc.string({ minLength: 1, maxLength: 8 }));
@@ -35,7 +46,12 @@ const card = orGarbage(
   fc.record(
     {
       lastFour: orGarbage(fc.oneof(digits(4), digits(3), fc.constant('42a4'))),
-      expirationMonth: orGarbage(fc.oneof(fc.integer({ min: 0, max: 13 }).map((m) => String(m).padStart(2, '0')), digits(1))),
+      expirationMonth: orGarbage(
+        fc.oneof(
+          fc.integer({ min: 0, max: 13 }).map((m) => String(m).padStart(2, '0')),
+          digits(1),
+        ),
+      ),
       expirationYear: orGarbage(fc.oneof(digits(4), digits(2))),
       brand: fc.string({ maxLength: 4 }),
     },

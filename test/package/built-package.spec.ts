@@ -22,22 +22,46 @@ describe('the built package', () => {
   });
 
   it('is required by a CommonJS process, which gets the same exports', () => {
-    const esm = runNode(['--input-type=module', '-e', `const mod = await import('nestjs-payouts'); console.log(${listExports});`]);
-    const cjs = runNode(['--input-type=commonjs', '-e', `const mod = require('nestjs-payouts'); console.log(${listExports});`]);
+    const esm = runNode([
+      '--input-type=module',
+      '-e',
+      `const mod = await import('nestjs-payouts'); console.log(${listExports});`,
+    ]);
+    const cjs = runNode([
+      '--input-type=commonjs',
+      '-e',
+      `const mod = require('nestjs-payouts'); console.log(${listExports});`,
+    ]);
     expect(cjs).toBe(esm);
     expect(cjs).toContain('PayoutsModule');
   });
 
   it('serves the queue entry point to both module systems', () => {
-    const esm = runNode(['--input-type=module', '-e', `const mod = await import('nestjs-payouts/queue'); console.log(${listExports});`]);
-    const cjs = runNode(['--input-type=commonjs', '-e', `const mod = require('nestjs-payouts/queue'); console.log(${listExports});`]);
+    const esm = runNode([
+      '--input-type=module',
+      '-e',
+      `const mod = await import('nestjs-payouts/queue'); console.log(${listExports});`,
+    ]);
+    const cjs = runNode([
+      '--input-type=commonjs',
+      '-e',
+      `const mod = require('nestjs-payouts/queue'); console.log(${listExports});`,
+    ]);
     expect(esm).toContain('payoutsQueue');
     expect(cjs).toBe(esm);
   });
 
   it('serves the testing entry point to both module systems', () => {
-    const esm = runNode(['--input-type=module', '-e', `const mod = await import('nestjs-payouts/testing'); console.log(${listExports});`]);
-    const cjs = runNode(['--input-type=commonjs', '-e', `const mod = require('nestjs-payouts/testing'); console.log(${listExports});`]);
+    const esm = runNode([
+      '--input-type=module',
+      '-e',
+      `const mod = await import('nestjs-payouts/testing'); console.log(${listExports});`,
+    ]);
+    const cjs = runNode([
+      '--input-type=commonjs',
+      '-e',
+      `const mod = require('nestjs-payouts/testing'); console.log(${listExports});`,
+    ]);
     expect(esm.length).toBeGreaterThan(0);
     expect(cjs).toBe(esm);
   });

@@ -24,15 +24,17 @@ function importedPackages(file: string): string[] {
   const specifiers = [...source.matchAll(/(?:from|import)\s*\(?\s*'([^'.][^']*)'/g)].map((match) => match[1]!);
   return specifiers
     .filter((specifier) => !specifier.startsWith('node:') && !builtinModules.includes(specifier))
-    .map((specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/'));
+    .map((specifier) =>
+      specifier
+        .split('/')
+        .slice(0, specifier.startsWith('@') ? 2 : 1)
+        .join('/'),
+    );
 }
 
 describe('package manifest', () => {
   it('declares every package that lib/ imports as a dependency or peer dependency', () => {
-    const declared = new Set([
-      ...Object.keys(manifest.dependencies ?? {}),
-      ...Object.keys(manifest.peerDependencies),
-    ]);
+    const declared = new Set([...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies)]);
     const undeclared = sourceFiles(join(root, 'lib')).flatMap((file) =>
       importedPackages(file)
         .filter((name) => !declared.has(name))

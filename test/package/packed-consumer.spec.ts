@@ -40,9 +40,9 @@ describe('the packed package in a consumer app without the optional add-ons', ()
     const packed = join(consumer, 'packed');
     mkdirSync(packed);
     const pack = ['pack', '--json', '--pack-destination', packed];
-    const [{ filename }] = JSON.parse(
-      execFileSync('npm', pack, { cwd: root, encoding: 'utf8', timeout: 60_000 }),
-    ) as [{ filename: string }];
+    const [{ filename }] = JSON.parse(execFileSync('npm', pack, { cwd: root, encoding: 'utf8', timeout: 60_000 })) as [
+      { filename: string },
+    ];
     const installed = join(consumer, 'node_modules', 'nestjs-payouts');
     mkdirSync(installed, { recursive: true });
     execFileSync('tar', ['-xzf', join(packed, filename), '-C', installed, '--strip-components=1']);
@@ -108,7 +108,10 @@ describe('the packed package in a consumer app without the optional add-ons', ()
     });
     expect([help.code, help.stderr]).toEqual([0, '']);
     expect(help.stdout).toContain('queue       List and replay');
-    expect([queue.code, queue.stderr]).toEqual([2, 'Error: the queue command needs the bullmq package: npm install bullmq\n']);
+    expect([queue.code, queue.stderr]).toEqual([
+      2,
+      'Error: the queue command needs the bullmq package: npm install bullmq\n',
+    ]);
   });
 
   it('boots without @opentelemetry/api, and with payoutsOpenTelemetry() fails saying what to install', async () => {

@@ -70,7 +70,9 @@ describe('access token', () => {
     expect(result.status).toBe(201);
     expect(source.calls()).toBe(2);
     expect(authorizations()).toEqual(['Bearer token-1', 'Bearer token-2']);
-    expect(new Set(testbed.stub.requests.map(({ body }) => body))).toEqual(new Set([JSON.stringify(walletPayoutRequest('req_refresh'))]));
+    expect(new Set(testbed.stub.requests.map(({ body }) => body))).toEqual(
+      new Set([JSON.stringify(walletPayoutRequest('req_refresh'))]),
+    );
   });
 
   it('rejects a second 401 with PayoutsApiError, after one refresh', async () => {
@@ -78,7 +80,9 @@ describe('access token', () => {
     acceptOnly('never-issued');
     testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl, { accessToken: source.fetch });
 
-    const error = await testbed.started.payouts.createPayout(walletPayoutRequest('req_denied')).catch((e: unknown) => e);
+    const error = await testbed.started.payouts
+      .createPayout(walletPayoutRequest('req_denied'))
+      .catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(PayoutsApiError);
     expect(error).toMatchObject({ status: 401, requestId: 'req_denied' });

@@ -5,7 +5,9 @@ import { CREATED_PAYOUT } from './payouts-api-stub.js';
 import { walletPayoutRequest } from './payout-request.fixture.js';
 import { ACCESS_TOKEN, API_KEY, startPayoutsAppFor, usePayoutsTestbed } from './payouts-test-app.js';
 
-const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
 
 describe('PayoutsService.createPayout', () => {
   const testbed = usePayoutsTestbed();

@@ -5,7 +5,14 @@ import { PayoutOutcomeUnknownError } from 'nestjs-payouts';
 import { PayoutsApiError } from 'nestjs-payouts';
 import { PayoutsError } from 'nestjs-payouts';
 import { RecordingLogger } from '../recording-logger.js';
-import { compressionBomb, ENCODINGS, type Encoding, type HostilePlan, hostileReply, type ResetStage } from './hostile-replies.js';
+import {
+  compressionBomb,
+  ENCODINGS,
+  type Encoding,
+  type HostilePlan,
+  hostileReply,
+  type ResetStage,
+} from './hostile-replies.js';
 import { PayoutsApiStub, type RecordedRequest } from './payouts-api-stub.js';
 import { walletPayoutRequest } from './payout-request.fixture.js';
 import { ACCESS_TOKEN, API_KEY, type PayoutsTestApp, startPayoutsAppFor } from './payouts-test-app.js';
@@ -47,7 +54,9 @@ const scenarios: fc.Arbitrary<Scenario> = fc.record({
   body: fc.oneof(
     fc.constant<BodyKind>({ kind: 'empty' }),
     fc.jsonValue({ maxDepth: 3 }).map((value): BodyKind => ({ kind: 'json', value })),
-    fc.constantFrom('plain', 'nested', 'escaped', 'percent', 'key', 'text').map((form): BodyKind => ({ kind: 'echo', form })),
+    fc
+      .constantFrom('plain', 'nested', 'escaped', 'percent', 'key', 'text')
+      .map((form): BodyKind => ({ kind: 'echo', form })),
     fc.integer({ min: 65, max: 2000 }).map((depth): BodyKind => ({ kind: 'deep-echo', depth })),
     fc.integer({ min: CAP + 1, max: 4 * CAP }).map((size): BodyKind => ({ kind: 'huge', size })),
     fc.integer({ min: 1, max: 40 }).map((before): BodyKind => ({ kind: 'cut-echo', before })),
@@ -76,7 +85,8 @@ const scenarios: fc.Arbitrary<Scenario> = fc.record({
 });
 
 /** Every character as a JSON `\uXXXX` escape. */
-const jsonEscaped = (text: string) => [...text].map((char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+const jsonEscaped = (text: string) =>
+  [...text].map((char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
 
 /** The body bytes before encoding, echoing the credentials the request carried. */
 function decodedBody(body: BodyKind, apiKey: string, token: string): Buffer {
@@ -90,7 +100,9 @@ function decodedBody(body: BodyKind, apiKey: string, token: string): Buffer {
         plain: JSON.stringify({ received: { 'x-api-key': apiKey, authorization: `Bearer ${token}` } }),
         nested: JSON.stringify({ a: [[{ b: [apiKey, { c: token }] }]] }),
         escaped: `{"key":"${jsonEscaped(apiKey)}","token":"${jsonEscaped(token)}"}`,
-        percent: JSON.stringify({ url: `https://x.example/?k=${encodeURIComponent(apiKey)}&t=${encodeURIComponent(token)}` }),
+        percent: JSON.stringify({
+          url: `https://x.example/?k=${encodeURIComponent(apiKey)}&t=${encodeURIComponent(token)}`,
+        }),
         key: `{"${apiKey}":1,"${jsonEscaped(token)}":2}`,
         text: `api key ${apiKey}, token ${token}, escaped ${jsonEscaped(apiKey)}`,
       };
@@ -122,7 +134,11 @@ function planFor(scenario: Scenario, request: RecordedRequest): Played {
   const apiKey = String(request.headers['x-api-key']);
   const token = String(request.headers.authorization).replace(/^Bearer /, '');
   const headers: Record<string, string> = scenario.echoHeaders
-    ? { 'x-echo-key': apiKey, 'x-echo-authorization': `Bearer ${token}`, location: `/elsewhere?key=${encodeURIComponent(apiKey)}&t=${token}` }
+    ? {
+        'x-echo-key': apiKey,
+        'x-echo-authorization': `Bearer ${token}`,
+        location: `/elsewhere?key=${encodeURIComponent(apiKey)}&t=${token}`,
+      }
     : {};
   const common = { status: scenario.status, reset: scenario.reset, drip: scenario.drip };
   if (scenario.encoding === 'bomb') {
@@ -137,7 +153,10 @@ function planFor(scenario: Scenario, request: RecordedRequest): Played {
     return { plan: { ...common, headers: { ...headers, 'content-encoding': 'gzip' }, body }, decodedSize: body.length };
   }
   const encoded = ENCODINGS[scenario.encoding](body);
-  return { plan: { ...common, headers: { ...headers, 'content-encoding': scenario.encoding }, body: encoded }, decodedSize: body.length };
+  return {
+    plan: { ...common, headers: { ...headers, 'content-encoding': scenario.encoding }, body: encoded },
+    decodedSize: body.length,
+  };
 }
 
 interface TestApp {
@@ -168,7 +187,11 @@ describe('createPayout against a hostile payouts API (property)', () => {
 
   beforeAll(async () => {
     stub = await PayoutsApiStub.start();
-    const options = { timeoutMs: TIMEOUT_MS, maxResponseBytes: CAP, retries: { maxRetries: MAX_RETRIES, baseDelayMs: 1, maxDelayMs: 5 } };
+    const options = {
+      timeoutMs: TIMEOUT_MS,
+      maxResponseBytes: CAP,
+      retries: { maxRetries: MAX_RETRIES, baseDelayMs: 1, maxDelayMs: 5 },
+    };
     for (const refreshable of [false, true]) {
       const logger = new RecordingLogger();
       const issued: string[] = [];
@@ -178,7 +201,12 @@ describe('createPayout against a hostile payouts API (property)', () => {
             return issued.at(-1)!;
           }
         : ACCESS_TOKEN;
-      apps.push({ started: await startPayoutsAppFor(stub.baseUrl, { ...options, accessToken }, logger), logger, issued, refreshable });
+      apps.push({
+        started: await startPayoutsAppFor(stub.baseUrl, { ...options, accessToken }, logger),
+        logger,
+        issued,
+        refreshable,
+      });
     }
   });
 
@@ -213,7 +241,8 @@ describe('createPayout against a hostile payouts API (property)', () => {
         const fitsCap = decodedSize <= CAP;
         // A reset after the head of a reply without body bytes cuts nothing.
         const cutByReset =
-          scene.reset !== undefined && !(plan.body!.length === 0 && (scene.reset === 'after-head' || scene.reset === 'mid-body'));
+          scene.reset !== undefined &&
+          !(plan.body!.length === 0 && (scene.reset === 'after-head' || scene.reset === 'mid-body'));
 
         if ('result' in outcome) {
           expect(isSuccess(scene.status)).toBe(true);

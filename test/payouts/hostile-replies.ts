@@ -82,7 +82,8 @@ async function write(socket: Socket, bytes: Buffer, drip: HostilePlan['drip']): 
 }
 
 async function writeEndless(socket: Socket, body: Buffer): Promise<boolean> {
-  const chunk = (bytes: Buffer) => Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, Buffer.from('\r\n')]);
+  const chunk = (bytes: Buffer) =>
+    Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, Buffer.from('\r\n')]);
   if (body.length > 0 && !(await write(socket, chunk(body), undefined))) return false;
   for (let sent = 0; sent < ENDLESS_LIMIT_BYTES; sent += FILLER.length) {
     if (!(await write(socket, chunk(FILLER), undefined))) return false;

@@ -29,7 +29,9 @@ describe('createPayout per-call options', () => {
       headers: { 'X-Tenant': 'tenant-default', 'X-Channel': 'web', 'User-Agent': 'merchant-app/2.1' },
     });
 
-    await testbed.started.payouts.createPayout(walletPayoutRequest(), { headers: { 'x-tenant': 'tenant-7', 'X-Correlation-Id': 'c-1' } });
+    await testbed.started.payouts.createPayout(walletPayoutRequest(), {
+      headers: { 'x-tenant': 'tenant-7', 'X-Correlation-Id': 'c-1' },
+    });
 
     expect(testbed.stub.requests[0]!.headers).toMatchObject({
       'x-tenant': 'tenant-7',
@@ -115,7 +117,9 @@ describe('createPayout with an AbortSignal', () => {
     testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl);
     const { payouts } = testbed.started;
 
-    const error = await payouts.createPayout(walletPayoutRequest('req_mid'), { signal: controller.signal }).catch((e: unknown) => e);
+    const error = await payouts
+      .createPayout(walletPayoutRequest('req_mid'), { signal: controller.signal })
+      .catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(PayoutOutcomeUnknownError);
     expect(error).toMatchObject({ requestId: 'req_mid', code: 'ABORTED' });

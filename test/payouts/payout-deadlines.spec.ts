@@ -84,12 +84,14 @@ describe('the accessToken function is bounded by timeoutMs', () => {
     );
     expect(testbed.stub.requests).toHaveLength(0);
 
-    await expect(testbed.started.payouts.createPayout(walletPayoutRequest('req_next'))).resolves.toMatchObject({ status: 201 });
+    await expect(testbed.started.payouts.createPayout(walletPayoutRequest('req_next'))).resolves.toMatchObject({
+      status: 201,
+    });
     expect(calls).toBe(2);
     expect(testbed.stub.requests.map(({ headers }) => headers.authorization)).toEqual(['Bearer second-token']);
   }, 10_000);
 
-  it('bounds the token refresh after a 401 by the next attempt\'s deadline', async () => {
+  it("bounds the token refresh after a 401 by the next attempt's deadline", async () => {
     let calls = 0;
     testbed.stub.reply({ status: 401, body: {} });
     testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl, {
@@ -97,7 +99,9 @@ describe('the accessToken function is bounded by timeoutMs', () => {
       accessToken: () => (++calls === 1 ? 'expired-token' : new Promise<string>(() => undefined)),
     });
 
-    const error = await testbed.started.payouts.createPayout(walletPayoutRequest('req_refresh')).catch((e: unknown) => e);
+    const error = await testbed.started.payouts
+      .createPayout(walletPayoutRequest('req_refresh'))
+      .catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(PayoutsAccessTokenError);
     expect(calls).toBe(2);

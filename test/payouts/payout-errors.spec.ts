@@ -159,7 +159,10 @@ describe('transportFailure', () => {
     },
   );
 
-  it.each([new Error('no code'), 'a string', null, { code: 'not a code' }])('counts %j as possibly processed', (error) => {
-    expect(transportFailure(error, 'req_1')).toMatchObject({ name: 'PayoutOutcomeUnknownError', code: 'UNKNOWN' });
-  });
+  it.each([new Error('no code'), 'a string', null, { code: 'not a code' }])(
+    'counts %j as possibly processed',
+    (error) => {
+      expect(transportFailure(error, 'req_1')).toMatchObject({ name: 'PayoutOutcomeUnknownError', code: 'UNKNOWN' });
+    },
+  );
 });

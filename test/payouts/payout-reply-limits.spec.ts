@@ -89,12 +89,21 @@ describe('maxResponseBytes caps what a reply may cost, counted after decoding', 
   it.each(encodings)('decodes a %s reply within the cap', async (encoding) => {
     const created = JSON.stringify({ id: 'po_7', status: 'accepted' });
     const refused = JSON.stringify({ error: 'insufficient_funds' });
-    const compressed = (text: string) => ({ headers: { 'content-encoding': encoding }, body: ENCODINGS[encoding](Buffer.from(text)) });
-    testbed.stub.reply(hostileReply({ status: 201, ...compressed(created) }), hostileReply({ status: 422, ...compressed(refused) }));
+    const compressed = (text: string) => ({
+      headers: { 'content-encoding': encoding },
+      body: ENCODINGS[encoding](Buffer.from(text)),
+    });
+    testbed.stub.reply(
+      hostileReply({ status: 201, ...compressed(created) }),
+      hostileReply({ status: 422, ...compressed(refused) }),
+    );
     testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl, { maxResponseBytes: created.length });
     const { payouts } = testbed.started;
 
-    await expect(payouts.createPayout(walletPayoutRequest())).resolves.toMatchObject({ status: 201, body: { id: 'po_7' } });
+    await expect(payouts.createPayout(walletPayoutRequest())).resolves.toMatchObject({
+      status: 201,
+      body: { id: 'po_7' },
+    });
     await expect(payouts.createPayout(walletPayoutRequest())).rejects.toMatchObject({
       status: 422,
       body: { error: 'insufficient_funds' },

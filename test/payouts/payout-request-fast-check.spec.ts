@@ -46,7 +46,10 @@ async function reportedErrors(request: unknown): Promise<{ path: string; message
 
 /** Mostly `valid`, sometimes one of the `invalid` variants, so most requests break few rules or none. */
 function mostly<T>(valid: fc.Arbitrary<T>, ...invalid: fc.Arbitrary<unknown>[]): fc.Arbitrary<unknown> {
-  return fc.oneof({ arbitrary: valid, weight: 15 * invalid.length }, ...invalid.map((arbitrary) => ({ arbitrary, weight: 1 })));
+  return fc.oneof(
+    { arbitrary: valid, weight: 15 * invalid.length },
+    ...invalid.map((arbitrary) => ({ arbitrary, weight: 1 })),
+  );
 }
 
 const notAString = fc.oneof(
@@ -82,7 +85,11 @@ const snakeCase = mostly(
   notAString,
 );
 const nonEmptyText = mostly(fc.string({ minLength: 1, maxLength: 12 }), fc.constantFrom('', ' '), notAString);
-const requestId = mostly(fc.stringMatching(/^req_[0-9a-z]{1,8}$/), fc.constantFrom('', ' ', '\t\n', '\u00a0'), notAString);
+const requestId = mostly(
+  fc.stringMatching(/^req_[0-9a-z]{1,8}$/),
+  fc.constantFrom('', ' ', '\t\n', '\u00a0'),
+  notAString,
+);
 const phoneNumber = mostly(
   fc.stringMatching(/^\d{1,15}$/),
   fc.stringMatching(/^\d{16,18}$/),
@@ -155,7 +162,10 @@ const unusualRequest = fc.oneof(
   payoutRequest.map((request) => [request]),
   // class-transformer copies only enumerable fields, so a hidden one is missing to the DTOs.
   fc
-    .tuple(payoutRequest, fc.constantFrom('reference', 'payout_method.type', 'payout_method.beneficiary.name', 'amount.value'))
+    .tuple(
+      payoutRequest,
+      fc.constantFrom('reference', 'payout_method.type', 'payout_method.beneficiary.name', 'amount.value'),
+    )
     .map(([request, path]) => {
       const keys = path.split('.');
       const last = keys.pop()!;
@@ -179,7 +189,9 @@ describe('fast check of payout requests against the DTOs', () => {
     const sample = fc.sample(payoutRequest, { numRuns: 1000, seed: RUNS.seed });
     const verdicts = await Promise.all(sample.map((request) => dtoErrors(request)));
     expect(verdicts.filter((errors) => errors.length === 0).length).toBeGreaterThan(100);
-    const broken = new Set(verdicts.flat().flatMap(({ path, messages }) => messages.map((message) => `${path}: ${message}`)));
+    const broken = new Set(
+      verdicts.flat().flatMap(({ path, messages }) => messages.map((message) => `${path}: ${message}`)),
+    );
     expect([...broken].sort()).toMatchInlineSnapshot(`
       [
         "amount.currency_code: currency_code is required",
@@ -298,7 +310,9 @@ describe('fast check of payout requests against the DTOs', () => {
       getMetadataStorage()
         .getTargetValidationMetadatas(dto, '', true, false)
         .map(({ propertyName, name, type, constraints }) =>
-          [propertyName, name ?? type, ...(constraints ?? []).filter((constraint) => constraint !== undefined)].join(' '),
+          [propertyName, name ?? type, ...(constraints ?? []).filter((constraint) => constraint !== undefined)].join(
+            ' ',
+          ),
         )
         .sort(),
     ]);

@@ -14,7 +14,11 @@ describe('createPayout retries', () => {
   const bodies = () => testbed.stub.requests.map(({ body }) => body);
 
   it.each([429, 503])('sends the same body and request_id again after HTTP %i', async (status) => {
-    testbed.stub.reply({ status, body: { error: 'busy' } }, { status, body: { error: 'busy' } }, { status: 201, body: { id: 'po_1' } });
+    testbed.stub.reply(
+      { status, body: { error: 'busy' } },
+      { status, body: { error: 'busy' } },
+      { status: 201, body: { id: 'po_1' } },
+    );
     testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl);
     const request = walletPayoutRequest('req_same');
 
@@ -49,7 +53,9 @@ describe('createPayout retries', () => {
 
   it('does not retry a status outside retryOnStatus', async () => {
     testbed.stub.reply({ status: 503, body: {} });
-    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl, { retries: { retryOnStatus: [429], baseDelayMs: 1 } });
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl, {
+      retries: { retryOnStatus: [429], baseDelayMs: 1 },
+    });
 
     await expect(testbed.started.payouts.createPayout(walletPayoutRequest())).rejects.toMatchObject({ status: 503 });
 
@@ -69,7 +75,9 @@ describe('createPayout retries', () => {
     testbed.stub.reply('hang');
     testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl, { timeoutMs: 100 });
 
-    await expect(testbed.started.payouts.createPayout(walletPayoutRequest())).rejects.toBeInstanceOf(PayoutOutcomeUnknownError);
+    await expect(testbed.started.payouts.createPayout(walletPayoutRequest())).rejects.toBeInstanceOf(
+      PayoutOutcomeUnknownError,
+    );
 
     expect(testbed.stub.requests).toHaveLength(1);
   });
@@ -78,7 +86,9 @@ describe('createPayout retries', () => {
     testbed.stub.reply('destroy', { status: 201, body: {} });
     testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl);
 
-    await expect(testbed.started.payouts.createPayout(walletPayoutRequest())).rejects.toBeInstanceOf(PayoutOutcomeUnknownError);
+    await expect(testbed.started.payouts.createPayout(walletPayoutRequest())).rejects.toBeInstanceOf(
+      PayoutOutcomeUnknownError,
+    );
 
     expect(testbed.stub.requests).toHaveLength(1);
   });
@@ -92,16 +102,24 @@ describe('createPayout retries', () => {
     expect(error).toBeInstanceOf(PayoutsNetworkError);
     const retries = logger.lines.filter((line) => line.includes('"req_down": ECONNREFUSED, retry'));
     expect(retries).toHaveLength(2);
-    expect(retries[0]).toMatch(/^warn: Payout request "req_down": ECONNREFUSED, retry 1 of 2 in \d+ ms PayoutsService$/);
+    expect(retries[0]).toMatch(
+      /^warn: Payout request "req_down": ECONNREFUSED, retry 1 of 2 in \d+ ms PayoutsService$/,
+    );
   });
 
   it('honours Retry-After, capped at maxDelayMs', async () => {
     // An hour-long Retry-After would time the test out if the cap were not applied.
     const logger = new RecordingLogger();
     testbed.stub.reply({ status: 429, headers: { 'retry-after': '3600' }, body: {} }, { status: 201, body: {} });
-    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl, { retries: { baseDelayMs: 1, maxDelayMs: 7 } }, logger);
+    testbed.started = await startPayoutsAppFor(
+      testbed.stub.baseUrl,
+      { retries: { baseDelayMs: 1, maxDelayMs: 7 } },
+      logger,
+    );
 
-    await expect(testbed.started.payouts.createPayout(walletPayoutRequest('req_later'))).resolves.toMatchObject({ status: 201 });
+    await expect(testbed.started.payouts.createPayout(walletPayoutRequest('req_later'))).resolves.toMatchObject({
+      status: 201,
+    });
 
     expect(testbed.stub.requests).toHaveLength(2);
     expect(logger.lines).toContain('warn: Payout request "req_later": HTTP 429, retry 1 of 2 in 7 ms PayoutsService');
@@ -111,9 +129,15 @@ describe('createPayout retries', () => {
     const logger = new RecordingLogger();
     const inAnHour = new Date(Date.now() + 3_600_000).toUTCString();
     testbed.stub.reply({ status: 503, headers: { 'retry-after': inAnHour }, body: {} }, { status: 201, body: {} });
-    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl, { retries: { baseDelayMs: 1, maxDelayMs: 9 } }, logger);
+    testbed.started = await startPayoutsAppFor(
+      testbed.stub.baseUrl,
+      { retries: { baseDelayMs: 1, maxDelayMs: 9 } },
+      logger,
+    );
 
-    await expect(testbed.started.payouts.createPayout(walletPayoutRequest('req_date'))).resolves.toMatchObject({ status: 201 });
+    await expect(testbed.started.payouts.createPayout(walletPayoutRequest('req_date'))).resolves.toMatchObject({
+      status: 201,
+    });
 
     expect(logger.lines).toContain('warn: Payout request "req_date": HTTP 503, retry 1 of 2 in 9 ms PayoutsService');
   });

@@ -102,9 +102,14 @@ describe('payout request validation', () => {
     expect(errors[2]!.messages).toEqual(['phone_number is required']);
   });
 
-  it.each([null, 'payout', 42, [walletPayoutRequest()]])('rejects a request that is not an object: %j', async (request) => {
-    expect(await validationErrors(request)).toEqual([{ path: '', messages: ['the payout request must be an object'] }]);
-  });
+  it.each([null, 'payout', 42, [walletPayoutRequest()]])(
+    'rejects a request that is not an object: %j',
+    async (request) => {
+      expect(await validationErrors(request)).toEqual([
+        { path: '', messages: ['the payout request must be an object'] },
+      ]);
+    },
+  );
 
   it.each([
     ['payout_method', 'wallet'],
@@ -267,7 +272,10 @@ describe('payout request validation', () => {
     });
 
     it('do not relax the shared top-level rules', async () => {
-      const errors = await validationErrors({ ...bankTransfer({ name: 'ACME' }), amount: { value: '1', currency_code: 'usd' } });
+      const errors = await validationErrors({
+        ...bankTransfer({ name: 'ACME' }),
+        amount: { value: '1', currency_code: 'usd' },
+      });
       expect(errors.map(({ path }) => path)).toEqual(['amount.currency_code']);
     });
   });

@@ -25,10 +25,7 @@ export type SocketScript = (socket: Socket) => void | Promise<void>;
  * `'destroy'` the socket after reading the request, `'hang'` without replying, or run a socket script.
  */
 export type StubReply =
-  | { status: number; headers?: Record<string, string>; body?: unknown }
-  | 'destroy'
-  | 'hang'
-  | { script: SocketScript };
+  { status: number; headers?: Record<string, string>; body?: unknown } | 'destroy' | 'hang' | { script: SocketScript };
 
 /** Decides the reply; a promise lets a test hold replies back until several requests have arrived. */
 export type StubHandler = (request: RecordedRequest, index: number) => StubReply | Promise<StubReply>;
@@ -96,7 +93,8 @@ export class PayoutsApiStub {
     } else if (typeof reply === 'object' && 'script' in reply) {
       void reply.script(request.socket);
     } else if (reply !== 'hang') {
-      const body = typeof reply.body === 'string' || Buffer.isBuffer(reply.body) ? reply.body : JSON.stringify(reply.body ?? {});
+      const body =
+        typeof reply.body === 'string' || Buffer.isBuffer(reply.body) ? reply.body : JSON.stringify(reply.body ?? {});
       response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
       response.end(body);
     }

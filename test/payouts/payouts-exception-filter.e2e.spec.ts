@@ -48,7 +48,11 @@ const OUTCOME_UNKNOWN =
 const CASES: FilterCase[] = [
   {
     name: 'an invalid payout request: 400 with the fields',
-    request: { ...walletPayoutRequest('req_bad'), amount: { value: '-1', currency_code: 'kes' }, country_code: undefined },
+    request: {
+      ...walletPayoutRequest('req_bad'),
+      amount: { value: '-1', currency_code: 'kes' },
+      country_code: undefined,
+    },
     status: 400,
     body: {
       statusCode: 400,
@@ -81,7 +85,12 @@ const CASES: FilterCase[] = [
     replies: [{ status: 429, headers: { 'retry-after': '7' }, body: echoed }],
     options: { retries: 0 },
     status: 503,
-    body: { statusCode: 503, message: 'The payouts API is busy; nothing was processed, try again later', requestId: 'req_f', upstreamStatus: 429 },
+    body: {
+      statusCode: 503,
+      message: 'The payouts API is busy; nothing was processed, try again later',
+      requestId: 'req_f',
+      upstreamStatus: 429,
+    },
     headers: { 'retry-after': '7' },
     logged: true,
   },
@@ -89,21 +98,36 @@ const CASES: FilterCase[] = [
     name: 'a refused payout: 422',
     replies: [{ status: 422, body: { error: 'insufficient_funds', echoed } }],
     status: 422,
-    body: { statusCode: 422, message: 'The payouts API refused the payout request', requestId: 'req_f', upstreamStatus: 422 },
+    body: {
+      statusCode: 422,
+      message: 'The payouts API refused the payout request',
+      requestId: 'req_f',
+      upstreamStatus: 422,
+    },
     logged: false,
   },
   {
     name: 'a conflict: 409',
     replies: [{ status: 409, body: {} }],
     status: 409,
-    body: { statusCode: 409, message: 'The payouts API reports a conflict with an earlier request', requestId: 'req_f', upstreamStatus: 409 },
+    body: {
+      statusCode: 409,
+      message: 'The payouts API reports a conflict with an earlier request',
+      requestId: 'req_f',
+      upstreamStatus: 409,
+    },
     logged: false,
   },
   {
     name: 'credentials refused, echoed back: 502, no secret',
     replies: [{ status: 401, headers: { 'x-echo': API_KEY }, body: echoed }],
     status: 502,
-    body: { statusCode: 502, message: 'The payouts API answered with an error', requestId: 'req_f', upstreamStatus: 401 },
+    body: {
+      statusCode: 502,
+      message: 'The payouts API answered with an error',
+      requestId: 'req_f',
+      upstreamStatus: 401,
+    },
     logged: true,
   },
   {
@@ -134,7 +158,10 @@ describe.each(ADAPTERS)('PayoutsExceptionFilter on %s', (adapter) => {
     const logger = new RecordingLogger();
     if (filterCase.replies) testbed.stub.reply(...filterCase.replies);
     const baseUrl = filterCase.refused ? await refusingBaseUrl() : testbed.stub.baseUrl;
-    testbed.started = await startPayoutsAppFor(baseUrl, filterCase.options, logger, { adapter, controllers: [ShopPayoutsController] });
+    testbed.started = await startPayoutsAppFor(baseUrl, filterCase.options, logger, {
+      adapter,
+      controllers: [ShopPayoutsController],
+    });
 
     const response = await fetch(`${testbed.started.url}/shop/payouts`, {
       method: 'POST',
@@ -146,7 +173,8 @@ describe.each(ADAPTERS)('PayoutsExceptionFilter on %s', (adapter) => {
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     const text = await response.text();
     expect(JSON.parse(text)).toEqual(filterCase.body);
-    for (const [name, value] of Object.entries(filterCase.headers ?? {})) expect(response.headers.get(name)).toBe(value);
+    for (const [name, value] of Object.entries(filterCase.headers ?? {}))
+      expect(response.headers.get(name)).toBe(value);
     const logged = logger.lines.filter((line) => line.startsWith('error:') && line.includes('PayoutsExceptionFilter'));
     expect(logged).toHaveLength(filterCase.logged ? 1 : 0);
     for (const rendered of [text, ...logger.lines]) {
@@ -156,7 +184,10 @@ describe.each(ADAPTERS)('PayoutsExceptionFilter on %s', (adapter) => {
   });
 
   it('leaves other errors to Nest', async () => {
-    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl, {}, false, { adapter, controllers: [ShopPayoutsController] });
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl, {}, false, {
+      adapter,
+      controllers: [ShopPayoutsController],
+    });
 
     const response = await fetch(`${testbed.started.url}/shop/broken`, { method: 'POST' });
 

@@ -139,7 +139,10 @@ describe('a baseUrl ending in /payouts', () => {
 
   it.each([
     ['forRoot', (baseUrl: string) => PayoutsModule.forRoot(payoutsOptions(baseUrl))],
-    ['forRootAsync', (baseUrl: string) => PayoutsModule.forRootAsync({ useFactory: async () => payoutsOptions(baseUrl) })],
+    [
+      'forRootAsync',
+      (baseUrl: string) => PayoutsModule.forRootAsync({ useFactory: async () => payoutsOptions(baseUrl) }),
+    ],
   ])('is warned of at bootstrap with %s, and the 404 names the doubled path', async (_register, register) => {
     testbed.stub.reply({ status: 404, body: { error: 'no such route' } });
     const logger = new RecordingLogger();
@@ -154,7 +157,10 @@ describe('a baseUrl ending in /payouts', () => {
 
   it('is not warned of otherwise', async () => {
     const logger = new RecordingLogger();
-    testbed.started = await startPayoutsApp(PayoutsModule.forRoot(payoutsOptions(`${testbed.stub.baseUrl}/v1/payout`)), logger);
+    testbed.started = await startPayoutsApp(
+      PayoutsModule.forRoot(payoutsOptions(`${testbed.stub.baseUrl}/v1/payout`)),
+      logger,
+    );
 
     expect(logger.messages('warn')).toEqual([]);
   });
@@ -181,16 +187,32 @@ describe('PayoutsModule options checked at bootstrap', () => {
     ['timeoutMs fractional', { timeoutMs: 1.5 }, 'timeoutMs'],
     ['maxResponseBytes zero', { maxResponseBytes: 0 }, 'maxResponseBytes'],
     ['maxResponseBytes a string', { maxResponseBytes: '1mb' }, 'maxResponseBytes'],
-    ['headers setting the Authorization header', { headers: { Authorization: `Bearer ${SECRET}` } }, 'headers.authorization'],
+    [
+      'headers setting the Authorization header',
+      { headers: { Authorization: `Bearer ${SECRET}` } },
+      'headers.authorization',
+    ],
     ['headers setting X-API-Key', { headers: { 'X-API-Key': SECRET } }, 'headers.x-api-key'],
-    ['headers with a line break in a value', { headers: { 'x-tenant': `t1\r\nx-api-key: ${SECRET}` } }, 'headers.x-tenant'],
+    [
+      'headers with a line break in a value',
+      { headers: { 'x-tenant': `t1\r\nx-api-key: ${SECRET}` } },
+      'headers.x-tenant',
+    ],
     ['headers not an object', { headers: 'x-tenant: t1' }, 'headers'],
     ['maxRedirects turned on', { maxRedirects: 5 }, 'maxRedirects'],
     ['httpAgent not an agent', { httpAgent: { keepAlive: true } }, 'httpAgent'],
     ['httpsAgent not an https agent', { httpsAgent: new HttpAgent() }, 'httpsAgent'],
     ['proxy without a port', { proxy: { host: 'proxy.internal' } }, 'proxy.port'],
-    ['proxy with a bad protocol', { proxy: { host: 'proxy.internal', port: 3128, protocol: 'socks5' } }, 'proxy.protocol'],
-    ['proxy auth without a password', { proxy: { host: 'proxy.internal', port: 3128, auth: { username: 'u' } } }, 'proxy.auth'],
+    [
+      'proxy with a bad protocol',
+      { proxy: { host: 'proxy.internal', port: 3128, protocol: 'socks5' } },
+      'proxy.protocol',
+    ],
+    [
+      'proxy auth without a password',
+      { proxy: { host: 'proxy.internal', port: 3128, auth: { username: 'u' } } },
+      'proxy.auth',
+    ],
     ['retries negative', { retries: -1 }, 'retries.maxRetries'],
     ['retries a string', { retries: 'twice' }, 'retries'],
     ['retries.maxRetries fractional', { retries: { maxRetries: 1.5 } }, 'retries.maxRetries'],
@@ -211,10 +233,14 @@ describe('PayoutsModule options checked at bootstrap', () => {
 
   it.each(bad)('forRoot fails compile() on %s, naming the option', async (_case, override, option) => {
     const options = { ...payoutsOptions('https://payouts.example.com'), ...override } as PayoutsModuleOptions;
-    const error = await bootstrapError(() => Test.createTestingModule({ imports: [PayoutsModule.forRoot(options)] }).compile());
+    const error = await bootstrapError(() =>
+      Test.createTestingModule({ imports: [PayoutsModule.forRoot(options)] }).compile(),
+    );
 
     expect(error.option).toBe(option);
-    expect(error.message).toMatch(new RegExp(`^PayoutsModule option "${option.replace('.', '\\.')}" is invalid: expected .+\\.$`));
+    expect(error.message).toMatch(
+      new RegExp(`^PayoutsModule option "${option.replace('.', '\\.')}" is invalid: expected .+\\.$`),
+    );
     expect(error.message).not.toContain(SECRET);
     expect(JSON.stringify(error)).not.toContain(SECRET);
   });
@@ -223,7 +249,8 @@ describe('PayoutsModule options checked at bootstrap', () => {
     @Module({
       imports: [
         PayoutsModule.forRootAsync({
-          useFactory: async () => ({ ...payoutsOptions('https://payouts.example.com'), ...override }) as PayoutsModuleOptions,
+          useFactory: async () =>
+            ({ ...payoutsOptions('https://payouts.example.com'), ...override }) as PayoutsModuleOptions,
         }),
       ],
     })
@@ -259,22 +286,27 @@ describe('PayoutsModule options checked at bootstrap', () => {
       'webhookSecret',
       'one of baseUrl, apiKey, accessToken, timeoutMs, maxResponseBytes, retries, httpAgent, httpsAgent, proxy, headers, notifications, telemetry',
     ],
-  ])('fails a forRootAsync factory that returns the unknown option in %j, naming the closest one', async (extra, option, expected) => {
-    @Module({
-      imports: [
-        PayoutsModule.forRootAsync({
-          useFactory: () => ({ ...payoutsOptions('https://payouts.example.com'), ...extra }) as PayoutsModuleOptions,
-        }),
-      ],
-    })
-    class TypoAppModule {}
+  ])(
+    'fails a forRootAsync factory that returns the unknown option in %j, naming the closest one',
+    async (extra, option, expected) => {
+      @Module({
+        imports: [
+          PayoutsModule.forRootAsync({
+            useFactory: () => ({ ...payoutsOptions('https://payouts.example.com'), ...extra }) as PayoutsModuleOptions,
+          }),
+        ],
+      })
+      class TypoAppModule {}
 
-    const error = await bootstrapError(() => NestFactory.create(TypoAppModule, { logger: false, abortOnError: false }));
+      const error = await bootstrapError(() =>
+        NestFactory.create(TypoAppModule, { logger: false, abortOnError: false }),
+      );
 
-    expect(error.option).toBe(option);
-    expect(error.message).toBe(`PayoutsModule option "${option}" is invalid: expected ${expected}.`);
-    expect(error.message).not.toContain(SECRET);
-  });
+      expect(error.option).toBe(option);
+      expect(error.message).toBe(`PayoutsModule option "${option}" is invalid: expected ${expected}.`);
+      expect(error.message).not.toContain(SECRET);
+    },
+  );
 
   it('rejects missing options altogether', async () => {
     const error = await bootstrapError(() =>

@@ -30,7 +30,11 @@ describe('PayoutsService.request, for endpoints createPayout does not cover', ()
       query: { expand: 'beneficiary', tag: ['a', 'b'], page: 2, archived: false, skipped: undefined },
     });
 
-    expect(response).toEqual({ status: 200, headers: expect.objectContaining({ 'x-trace-id': 'tr_1' }), body: { id: 'po 1/2', status: 'paid' } });
+    expect(response).toEqual({
+      status: 200,
+      headers: expect.objectContaining({ 'x-trace-id': 'tr_1' }),
+      body: { id: 'po 1/2', status: 'paid' },
+    });
     const payout: Payout = response.body;
     expect(payout.status).toBe('paid');
     const [received] = testbed.stub.requests;
@@ -39,21 +43,37 @@ describe('PayoutsService.request, for endpoints createPayout does not cover', ()
       path: '/v1/payouts/po%201%2F2?expand=beneficiary&tag=a&tag=b&page=2&archived=false',
       body: '',
     });
-    expect(received!.headers).toMatchObject({ 'x-api-key': API_KEY, authorization: `Bearer ${ACCESS_TOKEN}`, accept: 'application/json' });
+    expect(received!.headers).toMatchObject({
+      'x-api-key': API_KEY,
+      authorization: `Bearer ${ACCESS_TOKEN}`,
+      accept: 'application/json',
+    });
     expect(received!.headers).not.toHaveProperty('content-type');
   });
 
   it('sends a body as JSON, and gives undefined for an empty reply and text for one that is not JSON', async () => {
-    testbed.stub.reply({ status: 202, body: '' }, { status: 200, headers: { 'content-type': 'text/plain' }, body: 'queued' });
+    testbed.stub.reply(
+      { status: 202, body: '' },
+      { status: 200, headers: { 'content-type': 'text/plain' }, body: 'queued' },
+    );
     const payouts = await start();
     const transfer = { request_id: 'req_bank', amount: { value: '10.00', currency_code: 'EUR' } };
 
-    const empty = await payouts.request({ method: 'POST', path: '/bank-transfers', body: transfer, requestId: 'req_bank' });
+    const empty = await payouts.request({
+      method: 'POST',
+      path: '/bank-transfers',
+      body: transfer,
+      requestId: 'req_bank',
+    });
     const text = await payouts.request({ method: 'DELETE', path: '/payouts/po_1' });
 
     expect(empty).toMatchObject({ status: 202, body: undefined });
     expect(text).toMatchObject({ status: 200, body: 'queued' });
-    expect(testbed.stub.requests[0]).toMatchObject({ method: 'POST', path: '/v1/bank-transfers', body: JSON.stringify(transfer) });
+    expect(testbed.stub.requests[0]).toMatchObject({
+      method: 'POST',
+      path: '/v1/bank-transfers',
+      body: JSON.stringify(transfer),
+    });
     expect(testbed.stub.requests[0]!.headers['content-type']).toBe('application/json');
   });
 
@@ -62,19 +82,34 @@ describe('PayoutsService.request, for endpoints createPayout does not cover', ()
     const payouts = await start();
 
     const error = await payouts
-      .request({ method: 'GET', path: '/payouts/{id}', params: { id: 'po_9' }, query: { signature: 'query-secret-55' } })
+      .request({
+        method: 'GET',
+        path: '/payouts/{id}',
+        params: { id: 'po_9' },
+        query: { signature: 'query-secret-55' },
+      })
       .catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(PayoutsApiError);
-    expect(error).toMatchObject({ status: 404, method: 'GET', path: '/v1/payouts/po_9', requestId: undefined, body: { error: 'not_found' } });
-    expect((error as Error).message).toBe('Request GET /v1/payouts/po_9 was rejected by the payouts API with HTTP 404.');
+    expect(error).toMatchObject({
+      status: 404,
+      method: 'GET',
+      path: '/v1/payouts/po_9',
+      requestId: undefined,
+      body: { error: 'not_found' },
+    });
+    expect((error as Error).message).toBe(
+      'Request GET /v1/payouts/po_9 was rejected by the payouts API with HTTP 404.',
+    );
   });
 
   it('names a call by its requestId when given', async () => {
     testbed.stub.reply({ status: 422, body: {} });
     const payouts = await start();
 
-    const error = await payouts.request({ method: 'POST', path: '/bank-transfers', body: {}, requestId: 'req_b1' }).catch((e: unknown) => e);
+    const error = await payouts
+      .request({ method: 'POST', path: '/bank-transfers', body: {}, requestId: 'req_b1' })
+      .catch((e: unknown) => e);
 
     expect((error as Error).message).toBe(
       'Payout request "req_b1" (POST /v1/bank-transfers) was rejected by the payouts API with HTTP 422.',
@@ -107,10 +142,14 @@ describe('PayoutsService.request, for endpoints createPayout does not cover', ()
     const logger = new RecordingLogger();
     const payouts = await start({}, logger);
 
-    await expect(payouts.request({ method: 'GET', path: '/payouts/po_1' })).resolves.toMatchObject({ body: { id: 'po_1' } });
+    await expect(payouts.request({ method: 'GET', path: '/payouts/po_1' })).resolves.toMatchObject({
+      body: { id: 'po_1' },
+    });
 
     expect(testbed.stub.requests).toHaveLength(2);
-    expect(logger.messages('warn')).toEqual([expect.stringMatching(/^Request GET \/v1\/payouts\/po_1: ECONNRESET, retry 1 of 2 in \d+ ms$/)]);
+    expect(logger.messages('warn')).toEqual([
+      expect.stringMatching(/^Request GET \/v1\/payouts\/po_1: ECONNRESET, retry 1 of 2 in \d+ ms$/),
+    ]);
   });
 
   it.each(['POST', 'PUT', 'PATCH', 'DELETE'] as const)('never retries a %s whose reply was lost', async (method) => {
@@ -167,7 +206,9 @@ describe('PayoutsService.request, for endpoints createPayout does not cover', ()
   ])('refuses %s with PayoutsCallOptionsError, sending nothing', async (_case, override, option) => {
     const payouts = await start();
 
-    const error = await payouts.request({ method: 'GET', path: '/payouts', ...override } as PayoutsApiRequest).catch((e: unknown) => e);
+    const error = await payouts
+      .request({ method: 'GET', path: '/payouts', ...override } as PayoutsApiRequest)
+      .catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(PayoutsCallOptionsError);
     expect(error).toMatchObject({ option });

@@ -5,7 +5,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PayoutsNetworkError } from 'nestjs-payouts';
 import { walletPayoutRequest } from './payout-request.fixture.js';
 import { PayoutsApiStub } from './payouts-api-stub.js';
-import { ACCESS_TOKEN, API_KEY, type PayoutsTestApp, startPayoutsAppFor, usePayoutsTestbed } from './payouts-test-app.js';
+import {
+  ACCESS_TOKEN,
+  API_KEY,
+  type PayoutsTestApp,
+  startPayoutsAppFor,
+  usePayoutsTestbed,
+} from './payouts-test-app.js';
 
 const tls = (name: string) => readFileSync(new URL(`./fixtures/tls/${name}`, import.meta.url));
 
@@ -32,10 +38,18 @@ describe('transport options', () => {
 
   it('goes through a proxy, with its credentials, and still follows no redirect from it', async () => {
     // The stub stands in for a forward proxy: a plain-HTTP target is requested from it by absolute URL.
-    testbed.stub.reply({ status: 201, body: { id: 'po_proxied' } }, { status: 302, headers: { location: 'http://elsewhere.example/' } });
+    testbed.stub.reply(
+      { status: 201, body: { id: 'po_proxied' } },
+      { status: 302, headers: { location: 'http://elsewhere.example/' } },
+    );
     const [host, port] = testbed.stub.baseUrl.replace('http://', '').split(':');
     testbed.started = await startPayoutsAppFor('http://payouts.internal.example/v1', {
-      proxy: { protocol: 'http', host: host!, port: Number(port), auth: { username: 'egress', password: 'proxy-pass-31c9' } },
+      proxy: {
+        protocol: 'http',
+        host: host!,
+        port: Number(port),
+        auth: { username: 'egress', password: 'proxy-pass-31c9' },
+      },
     });
     const { payouts } = testbed.started;
 
@@ -114,7 +128,12 @@ describe('transport options over TLS', () => {
   });
 
   it('presents a client certificate and trusts a custom CA through the httpsAgent', async () => {
-    const httpsAgent = new HttpsAgent({ keepAlive: true, ca: tls('ca.pem'), cert: tls('client.pem'), key: tls('client.key') });
+    const httpsAgent = new HttpsAgent({
+      keepAlive: true,
+      ca: tls('ca.pem'),
+      cert: tls('client.pem'),
+      key: tls('client.key'),
+    });
     try {
       started = await startPayoutsAppFor(stub.baseUrl, { httpsAgent });
 

@@ -6,7 +6,13 @@ import type { PayoutsModuleOptions } from 'nestjs-payouts';
 import { PayoutsApiError } from 'nestjs-payouts';
 import { type PayoutsApiStub, refusingBaseUrl, type StubReply } from './payouts-api-stub.js';
 import { walletPayoutRequest } from './payout-request.fixture.js';
-import { ACCESS_TOKEN, API_KEY, type PayoutsTestApp, startPayoutsAppFor, usePayoutsTestbed } from './payouts-test-app.js';
+import {
+  ACCESS_TOKEN,
+  API_KEY,
+  type PayoutsTestApp,
+  startPayoutsAppFor,
+  usePayoutsTestbed,
+} from './payouts-test-app.js';
 import { RecordingLogger } from '../recording-logger.js';
 
 const FRESH_TOKEN = 'fresh-token-from-function-e71b';
@@ -14,7 +20,8 @@ const TOKEN_ENDPOINT_SECRET = 'client-secret-used-by-token-function-40aa';
 const SECRETS = [API_KEY, ACCESS_TOKEN, FRESH_TOKEN, TOKEN_ENDPOINT_SECRET];
 
 /** Every character as a JSON `\uXXXX` escape: the same string once parsed, other bytes on the wire. */
-const jsonEscaped = (text: string) => [...text].map((char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+const jsonEscaped = (text: string) =>
+  [...text].map((char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
 
 /** A reply body of an API that echoes what it received, in every form a body can carry it. */
 function echoingBody(...secrets: string[]): string {
@@ -66,7 +73,12 @@ interface ErrorPath {
 
 const PATHS: ErrorPath[] = [
   { name: 'invalid request', errorName: 'PayoutValidationError', options: async () => ({}), replies: [], request: {} },
-  { name: '401 with a fixed token', errorName: 'PayoutsApiError', options: async () => ({}), replies: [{ status: 401, body: {} }] },
+  {
+    name: '401 with a fixed token',
+    errorName: 'PayoutsApiError',
+    options: async () => ({}),
+    replies: [{ status: 401, body: {} }],
+  },
   {
     name: '401 after a token refresh',
     errorName: 'PayoutsApiError',
@@ -79,8 +91,18 @@ const PATHS: ErrorPath[] = [
     options: async () => ({}),
     replies: [{ status: 503, headers: { 'retry-after': '0' }, body: { error: 'down' } }],
   },
-  { name: '500 echoing nothing', errorName: 'PayoutsApiError', options: async () => ({}), replies: [{ status: 500, body: 'oops' }] },
-  { name: 'redirect', errorName: 'PayoutsApiError', options: async () => ({}), replies: [{ status: 302, headers: { location: '/x' } }] },
+  {
+    name: '500 echoing nothing',
+    errorName: 'PayoutsApiError',
+    options: async () => ({}),
+    replies: [{ status: 500, body: 'oops' }],
+  },
+  {
+    name: 'redirect',
+    errorName: 'PayoutsApiError',
+    options: async () => ({}),
+    replies: [{ status: 302, headers: { location: '/x' } }],
+  },
   {
     name: 'connection refused after retries',
     errorName: 'PayoutsNetworkError',
@@ -103,7 +125,13 @@ const PATHS: ErrorPath[] = [
     name: 'error reply echoing the credentials in a body that is not JSON',
     errorName: 'PayoutsApiError',
     options: async () => ({}),
-    replies: [{ status: 500, headers: { 'content-type': 'text/plain' }, body: `key=${API_KEY}; token=${ACCESS_TOKEN}; ${jsonEscaped(API_KEY)}` }],
+    replies: [
+      {
+        status: 500,
+        headers: { 'content-type': 'text/plain' },
+        body: `key=${API_KEY}; token=${ACCESS_TOKEN}; ${jsonEscaped(API_KEY)}`,
+      },
+    ],
   },
   {
     name: 'redirect echoing the credentials',
@@ -115,7 +143,9 @@ const PATHS: ErrorPath[] = [
     name: 'error reply too deeply nested to keep as JSON, echoing escaped credentials',
     errorName: 'PayoutsApiError',
     options: async () => ({}),
-    replies: [{ status: 400, body: `${'['.repeat(5000)}"${jsonEscaped(API_KEY)}","${ACCESS_TOKEN}"${']'.repeat(5000)}` }],
+    replies: [
+      { status: 400, body: `${'['.repeat(5000)}"${jsonEscaped(API_KEY)}","${ACCESS_TOKEN}"${']'.repeat(5000)}` },
+    ],
   },
   {
     name: '2xx reply over the size cap echoing the credentials',
@@ -123,7 +153,12 @@ const PATHS: ErrorPath[] = [
     options: async () => ({ maxResponseBytes: 64 }),
     replies: [{ status: 201, headers: echoingHeaders(ACCESS_TOKEN), body: echoingBody(API_KEY, ACCESS_TOKEN) }],
   },
-  { name: 'timeout', errorName: 'PayoutOutcomeUnknownError', options: async () => ({ timeoutMs: 100 }), replies: ['hang'] },
+  {
+    name: 'timeout',
+    errorName: 'PayoutOutcomeUnknownError',
+    options: async () => ({ timeoutMs: 100 }),
+    replies: ['hang'],
+  },
   { name: 'connection lost', errorName: 'PayoutOutcomeUnknownError', options: async () => ({}), replies: ['destroy'] },
   {
     name: 'token function throwing with its own secret',
@@ -181,7 +216,10 @@ describe('no secret leaves through an error or a log line', () => {
 
   it('redacts each credential where an echoing reply carries it, and keeps the rest of the body and headers', async () => {
     testbed.stub.reply({ status: 400, headers: echoingHeaders(ACCESS_TOKEN), body: echoingBody(ACCESS_TOKEN) });
-    const { payouts } = await start({ name: 'echo', errorName: '', options: async () => ({}), replies: [] }, new RecordingLogger());
+    const { payouts } = await start(
+      { name: 'echo', errorName: '', options: async () => ({}), replies: [] },
+      new RecordingLogger(),
+    );
 
     const error = (await payouts.createPayout(walletPayoutRequest()).catch((e: unknown) => e)) as PayoutsApiError;
 
@@ -205,7 +243,10 @@ describe('no secret leaves through an error or a log line', () => {
     const filler = 'x'.repeat(100);
     testbed.stub.reply({ status: 500, headers: { 'content-type': 'text/plain' }, body: `${filler}${API_KEY}` });
     const overrides = { maxResponseBytes: filler.length + (API_KEY.length >> 1) };
-    const { payouts } = await start({ name: 'cut', errorName: '', options: async () => overrides, replies: [] }, new RecordingLogger());
+    const { payouts } = await start(
+      { name: 'cut', errorName: '', options: async () => overrides, replies: [] },
+      new RecordingLogger(),
+    );
 
     const error = await payouts.createPayout(walletPayoutRequest()).catch((e: unknown) => e);
 
@@ -219,7 +260,10 @@ describe('no secret leaves through an error or a log line', () => {
       return config;
     });
     try {
-      const { payouts } = await start({ name: 'global', errorName: '', options: async () => ({}), replies: [] }, new RecordingLogger());
+      const { payouts } = await start(
+        { name: 'global', errorName: '', options: async () => ({}), replies: [] },
+        new RecordingLogger(),
+      );
 
       await payouts.createPayout(walletPayoutRequest());
 

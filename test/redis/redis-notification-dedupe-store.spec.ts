@@ -219,8 +219,20 @@ describeWithRedis('RedisNotificationDedupeStore on a real redis-server', () => {
       await admin.command('CONFIG', 'SET', 'maxmemory-policy', 'allkeys-lru');
       // The ACL the README gives: the store's commands on its own keys, and no CONFIG.
       await admin.command(
-        'ACL', 'SETUSER', 'payouts', 'reset', 'on', '>payouts-password', '~payouts:*',
-        '+@connection', '+info', '+evalsha', '+eval', '+get', '+set', '+del',
+        'ACL',
+        'SETUSER',
+        'payouts',
+        'reset',
+        'on',
+        '>payouts-password',
+        '~payouts:*',
+        '+@connection',
+        '+info',
+        '+evalsha',
+        '+eval',
+        '+get',
+        '+set',
+        '+del',
       );
       admin.close();
       redis = await connectRedisClient(kind, server.url, { username: 'payouts', password: 'payouts-password' });

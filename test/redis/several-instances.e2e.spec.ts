@@ -1,7 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NodeServerProcess } from '../node-server-process.js';
-import { ADAPTERS, type AdapterName, cardAdded, type HttpReply, post } from '../notifications/notifications-test-app.js';
+import {
+  ADAPTERS,
+  type AdapterName,
+  cardAdded,
+  type HttpReply,
+  post,
+} from '../notifications/notifications-test-app.js';
 import { eventually } from '../support/eventually.js';
 import { describeWithRedis } from '../support/redis-suite.js';
 import { RedisServer } from '../support/redis-server.js';

@@ -78,10 +78,16 @@ describe('npm run sample', () => {
     ]);
     expect(run.stdout).toMatch(/Payouts API replied HTTP 201: \{"id":"po_[0-9a-f]{16}","status":"pending"/);
     expect(run.stdout).toContain('The mock API accepted both credential headers and every field of the body.');
-    expect(run.stdout).toContain('[PaymentMethodsListener] onAdded: saved card ending 4242 (pmt_3Vb8Hs1Ty6) for shopper shp_7Qk2Lm9Xr4');
-    expect(run.stdout).toContain('[PaymentMethodsListener] onRemoved: removed pmt_3Vb8Hs1Ty6 from shopper shp_7Qk2Lm9Xr4');
+    expect(run.stdout).toContain(
+      '[PaymentMethodsListener] onAdded: saved card ending 4242 (pmt_3Vb8Hs1Ty6) for shopper shp_7Qk2Lm9Xr4',
+    );
+    expect(run.stdout).toContain(
+      '[PaymentMethodsListener] onRemoved: removed pmt_3Vb8Hs1Ty6 from shopper shp_7Qk2Lm9Xr4',
+    );
     expect(run.stdout.match(/Sender, attempt 1: HTTP 200 \{"ResultCode":0\} -> acknowledged/g)).toHaveLength(2);
-    expect(run.stdout).toContain('Sender, attempt 2: HTTP 401 {"statusCode":401,"message":"Unauthorized"} -> not acknowledged');
+    expect(run.stdout).toContain(
+      'Sender, attempt 2: HTTP 401 {"statusCode":401,"message":"Unauthorized"} -> not acknowledged',
+    );
     expect(run.stdout).toMatch(/All steps passed\.\n$/);
   });
 
@@ -92,9 +98,13 @@ describe('npm run sample', () => {
     expect(run.code).toBe(0);
     expect(run.stdout.match(/^\d+\. .*$/gm)).toHaveLength(6);
     expect(run.stdout).toContain('   Fastify adapter, global prefix "api".');
-    expect(run.stdout).toMatch(/Notification route: http:\/\/127\.0\.0\.1:\d+\/api\/payouts\/notifications\?token=<secret>/);
+    expect(run.stdout).toMatch(
+      /Notification route: http:\/\/127\.0\.0\.1:\d+\/api\/payouts\/notifications\?token=<secret>/,
+    );
     expect(run.stdout.match(/Sender, attempt 1: HTTP 200 \{"ResultCode":0\} -> acknowledged/g)).toHaveLength(2);
-    expect(run.stdout).toContain('[PaymentMethodsListener] onRemoved: removed pmt_3Vb8Hs1Ty6 from shopper shp_7Qk2Lm9Xr4');
+    expect(run.stdout).toContain(
+      '[PaymentMethodsListener] onRemoved: removed pmt_3Vb8Hs1Ty6 from shopper shp_7Qk2Lm9Xr4',
+    );
     expect(run.stdout).toMatch(/All steps passed\.\n$/);
   });
 
@@ -109,7 +119,9 @@ describe('npm run sample', () => {
     const seen: { apiKey: unknown; authorization: unknown; url: unknown }[] = [];
     server = createServer((req, res) => {
       seen.push({ apiKey: req.headers['x-api-key'], authorization: req.headers.authorization, url: req.url });
-      req.resume().on('end', () => res.writeHead(403, { 'content-type': 'application/json' }).end('{"error":"forbidden"}'));
+      req
+        .resume()
+        .on('end', () => res.writeHead(403, { 'content-type': 'application/json' }).end('{"error":"forbidden"}'));
     });
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
@@ -124,7 +136,9 @@ describe('npm run sample', () => {
 
     expect(run.code).toBe(1);
     expect(run.stdout).toContain(`Using http://127.0.0.1:${port}/v1 with the credentials from the environment.`);
-    expect(run.stderr).toMatch(/^\nStep 3 \(Create a wallet payout with PayoutsService\.createPayout\(\)\) failed: Payout request ".+" \(POST \/v1\/payouts\) was rejected by the payouts API with HTTP 403\.\n$/);
+    expect(run.stderr).toMatch(
+      /^\nStep 3 \(Create a wallet payout with PayoutsService\.createPayout\(\)\) failed: Payout request ".+" \(POST \/v1\/payouts\) was rejected by the payouts API with HTTP 403\.\n$/,
+    );
     expect(run.stderr).not.toContain('env-api-key');
     expect(run.stderr).not.toContain('env-access-token');
     expect(seen).toEqual([{ apiKey: 'env-api-key', authorization: 'Bearer env-access-token', url: '/v1/payouts' }]);
@@ -152,7 +166,10 @@ describe('npm run sample', () => {
     const ready = new Promise<string>((resolve, reject) => {
       child.stdout.on('data', (chunk: string) => {
         stdout += chunk;
-        const route = /Try: npx nestjs-payouts simulate --url "(http:\/\/127\.0\.0\.1:\d+\/payouts\/notifications)\?token=<secret>"/.exec(stdout);
+        const route =
+          /Try: npx nestjs-payouts simulate --url "(http:\/\/127\.0\.0\.1:\d+\/payouts\/notifications)\?token=<secret>"/.exec(
+            stdout,
+          );
         if (stdout.includes('Press Ctrl+C to stop.') && route) resolve(route[1]!);
       });
       child.on('exit', (code) => reject(new Error(`the sample exited with ${code} before serving:\n${stdout}`)));

@@ -1,10 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type DeliveryAttempt,
-  deliver,
-  paymentMethodAddedNotification,
-  rawNotification,
-} from 'nestjs-payouts/testing';
+import { type DeliveryAttempt, deliver, paymentMethodAddedNotification, rawNotification } from 'nestjs-payouts/testing';
 import { VirtualClock } from 'nestjs-payouts/testing';
 import { ACK, type ScriptedReceiver, startScriptedReceiver, unusedLocalUrl } from './scripted-receiver.js';
 

@@ -43,7 +43,11 @@ describe('notification factories', () => {
       partner_shopper_id: 'customer-1001',
       email: 'ada@example.com',
     });
-    expect(notification.paymentMethod.card).toEqual({ lastFour: '0005', expirationMonth: '08', expirationYear: '2030' });
+    expect(notification.paymentMethod.card).toEqual({
+      lastFour: '0005',
+      expirationMonth: '08',
+      expirationYear: '2030',
+    });
   });
 
   it('removes a field set to undefined and adds unknown fields', () => {

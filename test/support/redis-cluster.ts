@@ -13,7 +13,7 @@ export class RedisCluster {
 
   static async start(): Promise<RedisCluster> {
     const redisCli = findExecutable('redis-cli');
-    if (!redisCli) throw new Error('redis-cli is not installed (it comes with Debian\'s redis-server package)');
+    if (!redisCli) throw new Error("redis-cli is not installed (it comes with Debian's redis-server package)");
     const nodes: RedisServer[] = [];
     const cluster = new RedisCluster(nodes);
     try {

@@ -70,7 +70,11 @@ describe('FakePayoutsService', () => {
     await expect(sellerPayouts.payOut('s1', '10.00')).resolves.toBe('po_1');
     await expect(sellerPayouts.payOut('s2', '20.00')).resolves.toBe('po_2');
     await expect(sellerPayouts.payOut('s3', '30.00')).resolves.toBe('undefined');
-    expect(fake.requests).toEqual([walletPayout('s1', '10.00'), walletPayout('s2', '20.00'), walletPayout('s3', '30.00')]);
+    expect(fake.requests).toEqual([
+      walletPayout('s1', '10.00'),
+      walletPayout('s2', '20.00'),
+      walletPayout('s3', '30.00'),
+    ]);
   });
 
   it('answers an unscripted call with status 200 and an empty body', async () => {
@@ -113,7 +117,9 @@ describe('FakePayoutsService', () => {
     fake.resolveNext({ body: { id: 'po_1', status: 'paid' } }).rejectNext(new PayoutsApiError(404, {}, undefined));
     const signal = new AbortController().signal;
 
-    await expect(fake.request({ method: 'GET', path: '/payouts/{id}', params: { id: 'po_1' }, signal })).resolves.toMatchObject({
+    await expect(
+      fake.request({ method: 'GET', path: '/payouts/{id}', params: { id: 'po_1' }, signal }),
+    ).resolves.toMatchObject({
       status: 200,
       body: { id: 'po_1', status: 'paid' },
     });

@@ -50,14 +50,20 @@ describe('notificationHandlerArgs()', () => {
     const receivedAt = new Date('2030-05-01T10:00:01.000Z');
     const rawBody = Buffer.from('{}');
 
-    const [, context] = notificationHandlerArgs(paymentMethodAddedNotification(), { receivedAt, rawBody, ip: '203.0.113.7' });
+    const [, context] = notificationHandlerArgs(paymentMethodAddedNotification(), {
+      receivedAt,
+      rawBody,
+      ip: '203.0.113.7',
+    });
 
     expect(context).toMatchObject({ receivedAt, rawBody, ip: '203.0.113.7' });
   });
 
   it('throws, naming the fields, for a notification the route would reject', () => {
     expect(() =>
-      notificationHandlerArgs(paymentMethodAddedNotification({ shopper: { id: undefined }, paymentMethod: { card: { lastFour: '42' } } })),
+      notificationHandlerArgs(
+        paymentMethodAddedNotification({ shopper: { id: undefined }, paymentMethod: { card: { lastFour: '42' } } }),
+      ),
     ).toThrow(
       new TypeError(
         'notificationHandlerArgs(): the route would reject this notification with 400: ' +

@@ -10,7 +10,10 @@ import type { NotificationTrace } from '../../interfaces/payouts-instrumentation
 import { NOTIFICATION_DEDUPE_STORE, NOTIFICATIONS_CONFIG } from '../../payouts.constants.js';
 import type { PaymentMethodNotification } from '../message/payment-method-notification.js';
 import type { NotificationsConfig } from '../notifications-config.js';
-import type { NotificationDispatchOutcome, NotificationDispatcher } from '../../interfaces/notification-dispatcher.interface.js';
+import type {
+  NotificationDispatchOutcome,
+  NotificationDispatcher,
+} from '../../interfaces/notification-dispatcher.interface.js';
 import { DiscoveredNotificationHandlers } from './discovered-notification-handlers.js';
 import type { NotificationHandler } from './notification-handler-table.js';
 
@@ -160,7 +163,9 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
     const outcome = succeeded
       ? 'recorded as handled: a re-send is acknowledged without running them again'
       : 'released: a re-send runs them again';
-    this.logger.warn(`The handlers of notification ${dedupeKey} settled after ${elapsedMs} ms, past their timeout; ${outcome}`);
+    this.logger.warn(
+      `The handlers of notification ${dedupeKey} settled after ${elapsedMs} ms, past their timeout; ${outcome}`,
+    );
   }
 
   /**

@@ -18,7 +18,9 @@ export interface ExpressParserErrorLike {
 }
 
 interface HttpAdapterLike {
-  use(handler: (error: unknown, request: ExpressRequestLike, response: unknown, next: (error: unknown) => void) => void): unknown;
+  use(
+    handler: (error: unknown, request: ExpressRequestLike, response: unknown, next: (error: unknown) => void) => void,
+  ): unknown;
 }
 
 /**

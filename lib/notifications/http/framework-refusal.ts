@@ -15,7 +15,8 @@ const EXPRESS_REASONS: Readonly<Record<string, string>> = {
 };
 
 const FASTIFY_REASONS: Readonly<Record<string, string>> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: "the body is not valid JSON, or has a key that could replace a prototype (refused by Fastify's JSON parser)",
+  FST_ERR_CTP_INVALID_JSON_BODY:
+    "the body is not valid JSON, or has a key that could replace a prototype (refused by Fastify's JSON parser)",
   FST_ERR_CTP_EMPTY_JSON_BODY: "the body is empty (refused by Fastify's JSON parser)",
   FST_ERR_CTP_BODY_TOO_LARGE: "the body is over Fastify's own bodyLimit",
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'the body does not match its Content-Length (refused by Fastify)',

@@ -12,7 +12,10 @@ import {
   PAYOUTS_ACCOUNT,
   PAYOUTS_INSTRUMENTATION,
 } from '../../payouts.constants.js';
-import type { NotificationDispatchOutcome, NotificationDispatcher } from '../../interfaces/notification-dispatcher.interface.js';
+import type {
+  NotificationDispatchOutcome,
+  NotificationDispatcher,
+} from '../../interfaces/notification-dispatcher.interface.js';
 import { notificationDedupeKey } from '../message/notification-dedupe-key.js';
 import { parsePaymentMethodNotification } from '../message/payment-method-notification.parser.js';
 import type { NotificationsConfig } from '../notifications-config.js';
@@ -156,11 +159,10 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
     const failure = this.verify?.(request);
     if (failure === undefined) return this.accept(request, receivedAt, trace);
     if (typeof failure === 'string') return this.refuse(request, refusalByVerification(failure));
-    return failure.then(
-      (settled): PendingReply | Promise<PendingReply> =>
-        settled === undefined
-          ? this.accept(request, receivedAt, trace)
-          : this.refuse(request, refusalByVerification(settled)),
+    return failure.then((settled): PendingReply | Promise<PendingReply> =>
+      settled === undefined
+        ? this.accept(request, receivedAt, trace)
+        : this.refuse(request, refusalByVerification(settled)),
     );
   }
 
@@ -174,7 +176,10 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
     this.instrumentation.startNotification().end(outcomeOfStatus(refusal.status));
   }
 
-  private refuse(request: { readonly ip: string | undefined }, { reply, reason }: NotificationRefusal): NotificationReply {
+  private refuse(
+    request: { readonly ip: string | undefined },
+    { reply, reason }: NotificationRefusal,
+  ): NotificationReply {
     this.refusals.refused(reply.status, request.ip, reason);
     return reply;
   }
@@ -194,7 +199,10 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
     const parsed = parsePaymentMethodNotification(body as Record<string, unknown>);
     if (parsed.errors) {
       const fields = parsed.errors.map((error) => printable(error.field)).join(', ');
-      return this.refuse(request, { reply: NotificationReply.invalid(parsed.errors), reason: `invalid fields ${fields}` });
+      return this.refuse(request, {
+        reply: NotificationReply.invalid(parsed.errors),
+        reason: `invalid fields ${fields}`,
+      });
     }
 
     const { notification } = parsed;

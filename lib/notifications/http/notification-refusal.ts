@@ -25,7 +25,10 @@ export function refusalByHeaders(headers: IncomingHttpHeaders): NotificationRefu
   }
   const encoding = headers['content-encoding']?.toLowerCase();
   if (encoding !== undefined && encoding !== '' && encoding !== 'identity') {
-    return { reply: unsupportedEncodingReply(encoding), reason: `Content-Encoding ${printable(encoding)} is not supported` };
+    return {
+      reply: unsupportedEncodingReply(encoding),
+      reason: `Content-Encoding ${printable(encoding)} is not supported`,
+    };
   }
   const length = headers['content-length'];
   if (length === '0' || (length === undefined && headers['transfer-encoding'] === undefined)) {
@@ -43,7 +46,10 @@ function refusalByContentType(contentType: string | undefined): NotificationRefu
   if (mediaType.trim().toLowerCase() !== 'application/json') {
     return {
       reply: NotificationReplies.unsupportedMediaType,
-      reason: contentType === undefined ? 'no Content-Type' : `Content-Type ${printable(contentType)} is not application/json`,
+      reason:
+        contentType === undefined
+          ? 'no Content-Type'
+          : `Content-Type ${printable(contentType)} is not application/json`,
     };
   }
   for (const parameter of parameters) {

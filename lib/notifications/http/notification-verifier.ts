@@ -9,12 +9,17 @@ import type { NotificationRequestInfo } from '../../interfaces/notifications-opt
  * `undefined` when the request proves it comes from the payouts service, otherwise why not, for the log: never the
  * value presented, only which check failed.
  */
-export type NotificationVerifier = (request: NotificationRequestInfo) => string | undefined | Promise<string | undefined>;
+export type NotificationVerifier = (
+  request: NotificationRequestInfo,
+) => string | undefined | Promise<string | undefined>;
 
 type Check = (request: NotificationRequestInfo) => string | undefined;
 
 /** Combines the configured checks, cheapest first; all must pass. */
-export function createNotificationVerifier(config: NotificationVerificationConfig, logger: LoggerService): NotificationVerifier {
+export function createNotificationVerifier(
+  config: NotificationVerificationConfig,
+  logger: LoggerService,
+): NotificationVerifier {
   const checks: Check[] = [];
   if (config.allowedIps) checks.push(ipCheck(config.allowedIps));
   if (config.secret) checks.push(secretCheck(config.secret));

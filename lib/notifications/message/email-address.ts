@@ -23,11 +23,7 @@ const LONE_SURROGATE = /\p{Cs}/u;
 export function isEmailAddress(value: unknown): boolean {
   if (typeof value !== 'string') return false;
   const atIndex = value.indexOf('@');
-  if (
-    value.length <= MAX_ADDRESS_LENGTH &&
-    atIndex <= MAX_LOCAL_PART_LENGTH &&
-    EVERYDAY_ADDRESS.test(value)
-  ) {
+  if (value.length <= MAX_ADDRESS_LENGTH && atIndex <= MAX_LOCAL_PART_LENGTH && EVERYDAY_ADDRESS.test(value)) {
     return true;
   }
   return !LONE_SURROGATE.test(value) && isEmail(value);

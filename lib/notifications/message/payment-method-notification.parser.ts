@@ -108,7 +108,8 @@ const isNestedInPaymentMethod = (key: string, value: unknown) => key === 'card' 
  * The UTC form the service's sample uses, which `isISO8601` accepts too: tested first, as `isISO8601`'s pattern,
  * covering every ISO 8601 form, costs several times as much.
  */
-const UTC_DATE_TIME = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,9})?Z$/;
+const UTC_DATE_TIME =
+  /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,9})?Z$/;
 
 function isTimestamp(value: unknown): boolean {
   return typeof value === 'string' && (UTC_DATE_TIME.test(value) || isISO8601(value));

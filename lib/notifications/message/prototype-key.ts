@@ -21,7 +21,11 @@ export function prototypeKeyPath(path: string, key: string, value: unknown): str
 export function findPrototypeKey(value: object, path: string): string | undefined {
   const values: object[] = [value];
   const paths: string[] = [path];
-  for (let current = values.pop(), at = paths.pop()!; current !== undefined; current = values.pop(), at = paths.pop()!) {
+  for (
+    let current = values.pop(), at = paths.pop()!;
+    current !== undefined;
+    current = values.pop(), at = paths.pop()!
+  ) {
     if (Array.isArray(current)) {
       for (let index = 0; index < current.length; index++) {
         const item: unknown = current[index];

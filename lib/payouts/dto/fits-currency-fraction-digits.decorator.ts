@@ -32,5 +32,7 @@ export function FitsCurrencyFractionDigits(currencyProperty: string): PropertyDe
 
 function currencyOf(args: ValidationArguments): string | undefined {
   const currency: unknown = (args.object as Record<string, unknown>)[args.constraints[0] as string];
-  return typeof currency === 'string' && isUppercase(currency) && isISO4217CurrencyCode(currency) ? currency : undefined;
+  return typeof currency === 'string' && isUppercase(currency) && isISO4217CurrencyCode(currency)
+    ? currency
+    : undefined;
 }

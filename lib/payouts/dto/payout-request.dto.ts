@@ -1,5 +1,13 @@
 import { Type, type TypeHelpOptions } from 'class-transformer';
-import { IsISO31661Alpha2, IsNotEmpty, IsObject, IsString, IsUppercase, Matches, ValidateNested } from 'class-validator';
+import {
+  IsISO31661Alpha2,
+  IsNotEmpty,
+  IsObject,
+  IsString,
+  IsUppercase,
+  Matches,
+  ValidateNested,
+} from 'class-validator';
 import type { CreatePayoutRequest } from '../create-payout-request.interface.js';
 import { IsRequired } from './is-required.decorator.js';
 import { IsSnakeCase } from './is-snake-case.decorator.js';

@@ -22,7 +22,8 @@ export function describeStart(eventType: string, url: URL, attempts: number, int
 }
 
 export function describeAttempt(attempt: DeliveryAttempt): string {
-  const reply = attempt.status === undefined ? 'no reply' : `HTTP ${attempt.status} ${shorten(attempt.body ?? '')}`.trimEnd();
+  const reply =
+    attempt.status === undefined ? 'no reply' : `HTTP ${attempt.status} ${shorten(attempt.body ?? '')}`.trimEnd();
   const verdict = attempt.acknowledged ? 'acknowledged' : `not acknowledged: ${attempt.failure}`;
   return `Attempt ${attempt.attempt} at ${attempt.at.toISOString()}: ${reply} -> ${verdict}`;
 }

@@ -59,7 +59,9 @@ export async function runSimulateCommand(args: string[], output: CommandOutput):
     return report.delivered ? EXIT_DELIVERED : EXIT_NOT_DELIVERED;
   } catch (error) {
     if (!(error instanceof HostUnreachable)) throw error;
-    output.err(`Error: ${error.message} at ${displayUrl(parsed.url)}. Is the application running, and are the host and port right?`);
+    output.err(
+      `Error: ${error.message} at ${displayUrl(parsed.url)}. Is the application running, and are the host and port right?`,
+    );
     return EXIT_USAGE;
   }
 }
