@@ -6,18 +6,9 @@ import { RecordingLogger } from '../recording-logger.js';
 import { eventually } from '../support/eventually.js';
 import { describeWithRedis } from '../support/redis-suite.js';
 import { RedisServer } from '../support/redis-server.js';
-import { ACK, type QueueApp, startQueueApp } from './queue-test-app.js';
+import { ACK, type QueueApp, startQueueApp, dedupeKeyOf } from './queue-test-app.js';
 
 const PASSWORD = 'cli-redis-password-5d1e';
-
-const dedupeKeyOf = (notification: Record<string, unknown>) => {
-  const { shopper, paymentMethod, timestamp } = notification as {
-    shopper: { id: string };
-    paymentMethod: { id: string };
-    timestamp: string;
-  };
-  return `${notification.eventType}:${shopper.id}:${paymentMethod.id}:${encodeURIComponent(timestamp)}`;
-};
 
 describeWithRedis('nestjs-payouts queue (a real process against a real Redis)', () => {
   let redis: RedisServer;

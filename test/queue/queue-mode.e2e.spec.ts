@@ -22,16 +22,8 @@ import {
   SECRET,
   startQueueApp,
   uniqueQueueName,
+  dedupeKeyOf,
 } from './queue-test-app.js';
-
-const dedupeKeyOf = (notification: Record<string, unknown>) => {
-  const { shopper, paymentMethod, timestamp } = notification as {
-    shopper: { id: string };
-    paymentMethod: { id: string };
-    timestamp: string;
-  };
-  return `${notification.eventType}:${shopper.id}:${paymentMethod.id}:${encodeURIComponent(timestamp)}`;
-};
 
 describeWithRedis('queue mode (payoutsQueue) on a real Redis', () => {
   let redis: RedisServer;

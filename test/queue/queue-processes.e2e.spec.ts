@@ -7,7 +7,7 @@ import { type AdapterName, cardAdded, post } from '../notifications/notification
 import { eventually } from '../support/eventually.js';
 import { describeWithRedis } from '../support/redis-suite.js';
 import { RedisServer } from '../support/redis-server.js';
-import { ACK, paymentMethodId } from './queue-test-app.js';
+import { ACK, paymentMethodId, dedupeKeyOf } from './queue-test-app.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const APP = fileURLToPath(new URL('./queue-app.mjs', import.meta.url));
@@ -18,15 +18,6 @@ interface Instance {
   readonly process: NodeServerProcess;
   readonly url: string;
 }
-
-const dedupeKeyOf = (notification: Record<string, unknown>) => {
-  const { shopper, paymentMethod, timestamp } = notification as {
-    shopper: { id: string };
-    paymentMethod: { id: string };
-    timestamp: string;
-  };
-  return `${notification.eventType}:${shopper.id}:${paymentMethod.id}:${encodeURIComponent(timestamp)}`;
-};
 
 describeWithRedis('queue mode across app processes', () => {
   let redis: RedisServer;

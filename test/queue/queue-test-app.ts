@@ -98,3 +98,13 @@ export function inspectRedis(redis: RedisServer): Redis {
 
 export const paymentMethodId = (notification: Record<string, unknown>) =>
   (notification.paymentMethod as { id: string }).id;
+
+/** The route's dedupe key of a notification whose ids need no encoding, as the tests build them. */
+export const dedupeKeyOf = (notification: Record<string, unknown>): string => {
+  const { shopper, paymentMethod, timestamp } = notification as {
+    shopper: { id: string };
+    paymentMethod: { id: string };
+    timestamp: string;
+  };
+  return `${notification.eventType}:${shopper.id}:${paymentMethod.id}:${encodeURIComponent(timestamp)}`;
+};
