@@ -21,7 +21,8 @@ const IN_PROGRESS = '{"statusCode":409,"message":"This notification is being han
 const FAILED = '{"statusCode":500,"message":"The notification could not be handled"}';
 /** Long enough that a re-send right after a crash surely comes within it, short enough to wait for in a test. */
 const LEASE_MS = 3_000;
-const COMMAND_TIMEOUT_MS = 500;
+// Generous, so that 200 concurrent claims on a busy machine never time out; the outage test waits for it.
+const COMMAND_TIMEOUT_MS = 2_000;
 
 interface AppInstance {
   readonly process: NodeServerProcess;
