@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PayoutsRequestEvent, PayoutsResponseEvent } from 'nestjs-payouts';
+import { PayoutValidationError, type PayoutsRequestEvent, type PayoutsResponseEvent } from 'nestjs-payouts';
 import { refusingBaseUrl } from '../payouts/payouts-api-stub.js';
 import { walletPayoutRequest } from '../payouts/payout-request.fixture.js';
 import { startPayoutsAppFor, usePayoutsTestbed } from '../payouts/payouts-test-app.js';
@@ -91,7 +91,9 @@ describe("PayoutsService's request and response events", () => {
   it('sends no event for a call that sent nothing, such as an invalid payout', async () => {
     const { payouts, events } = await startRecording();
 
-    await expect(payouts.createPayout({ ...walletPayoutRequest(), amount: undefined as never })).rejects.toThrow();
+    await expect(payouts.createPayout({ ...walletPayoutRequest(), amount: undefined as never })).rejects.toBeInstanceOf(
+      PayoutValidationError,
+    );
 
     expect(events).toEqual([]);
   });
