@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PayoutsService, type PayoutsNotificationEvent } from 'nestjs-payouts';
-import { CardEvents } from '../notifications/notification-handlers.fixture.js';
+import { CardEvents, deferred } from '../notifications/notification-handlers.fixture.js';
 import {
   ADAPTERS,
   cardAdded,
@@ -63,6 +63,30 @@ describe.each(ADAPTERS)("PayoutsService's notification events on %s", (adapter) 
 
     expect(events).toEqual([
       expect.objectContaining({ eventType: 'PAYMENT_METHOD_EXPIRED', outcome: 'acknowledged', dedupe: undefined }),
+    ]);
+  });
+
+  it('tells a delivery refused while another runs the handlers, and the refusals of media type and size', async () => {
+    const app = await start();
+    const held = deferred();
+    app.app.get(CardEvents).behaviour = () => held.promise;
+    const body = cardAdded();
+
+    const first = deliver(body);
+    await vi.waitFor(() => expect(app.app.get(CardEvents).received).toHaveLength(1));
+    expect((await deliver(body)).status).toBe(409);
+    held.resolve();
+    expect((await first).status).toBe(200);
+    const url = running!.url(`payouts/notifications?token=${SECRET}`);
+    expect((await post(url, 'ResultCode=0', { headers: { 'content-type': 'text/plain' } })).status).toBe(415);
+    // Over the route's 64 KiB, under the framework's own body limit, which would refuse it before the route.
+    expect((await post(url, { padding: 'x'.repeat(80_000) })).status).toBe(413);
+
+    expect(events.map(({ outcome, dedupe }) => [outcome, dedupe])).toEqual([
+      ['in_progress', 'in_progress'],
+      ['acknowledged', 'claimed'],
+      ['unsupported_media_type', undefined],
+      ['too_large', undefined],
     ]);
   });
 });

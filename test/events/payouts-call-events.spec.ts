@@ -1,6 +1,5 @@
-import { PayoutValidationError } from 'nestjs-payouts';
 import { describe, expect, it } from 'vitest';
-import type { PayoutsRequestEvent, PayoutsResponseEvent } from 'nestjs-payouts';
+import { PayoutValidationError, type PayoutsRequestEvent, type PayoutsResponseEvent } from 'nestjs-payouts';
 import { refusingBaseUrl } from '../payouts/payouts-api-stub.js';
 import { walletPayoutRequest } from '../payouts/payout-request.fixture.js';
 import { startPayoutsAppFor, usePayoutsTestbed } from '../payouts/payouts-test-app.js';
