@@ -6,6 +6,7 @@ import { NOOP_INSTRUMENTATION } from './common/noop-instrumentation.js';
 import { type PayoutsConfig, resolvePayoutsConfig } from './config/payouts-config.js';
 import type { NotificationDedupeStore } from './interfaces/notification-dedupe-store.interface.js';
 import type { PayoutsModuleOptions } from './interfaces/payouts-module-options.interface.js';
+import type { PayoutsInstrumentation } from './interfaces/payouts-instrumentation.interface.js';
 import { InMemoryNotificationDedupeStore } from './notifications/dedupe/in-memory-notification-dedupe-store.js';
 import type { NotificationDispatcher } from './interfaces/notification-dispatcher.interface.js';
 import { DiscoveredNotificationHandlers } from './notifications/dispatch/discovered-notification-handlers.js';
@@ -103,16 +104,23 @@ export function createPayoutsProviders(
     InlineNotificationDispatcher,
     {
       provide: NOTIFICATION_DISPATCHER,
-      inject: [NOTIFICATIONS_CONFIG, PAYOUTS_ACCOUNT, DiscoveredNotificationHandlers, InlineNotificationDispatcher],
+      inject: [
+        NOTIFICATIONS_CONFIG,
+        PAYOUTS_ACCOUNT,
+        DiscoveredNotificationHandlers,
+        InlineNotificationDispatcher,
+        PAYOUTS_INSTRUMENTATION,
+      ],
       // The inline dispatcher has no lifecycle hook: Nest would call one twice, on both providers of the instance.
       useFactory: (
         config: NotificationsConfig | false,
         account: string,
         handlers: DiscoveredNotificationHandlers,
         inline: InlineNotificationDispatcher,
+        instrumentation: PayoutsInstrumentation,
       ): NotificationDispatcher =>
         config && config.dispatcher
-          ? config.dispatcher.create(createNotificationDispatcherHost(account, handlers))
+          ? config.dispatcher.create(createNotificationDispatcherHost(account, handlers, instrumentation))
           : inline,
     },
     {

@@ -1,5 +1,5 @@
 import type { NotificationContext } from './notification-context.interface.js';
-import type { NotificationTrace } from './payouts-instrumentation.interface.js';
+import type { NotificationTrace, NotificationTraceCarrier } from './payouts-instrumentation.interface.js';
 
 /**
  * A verified, valid notification as a dispatcher sees it: a `PaymentMethodNotification` instance, of which a
@@ -67,6 +67,11 @@ export interface NotificationDispatcherHost {
    * Discovered while the module initialises, so ready from `onApplicationBootstrap` on.
    */
   handlersFor(eventType: string): readonly NotificationHandlerRef[];
+  /**
+   * The trace of a stored notification, continued in a worker from the `carrier()` of the route's trace that was
+   * stored with it, so that instrumentation (OpenTelemetry) follows the notification from the route to its handlers.
+   */
+  resumeTrace(carrier: NotificationTraceCarrier): NotificationTrace;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { NotificationContext } from '../index.js';
+import type { NotificationContext, NotificationTraceCarrier } from '../index.js';
 
 /**
  * What a job holds: the validated notification, as the service sent it, and what the handlers' context needs.
@@ -11,6 +11,8 @@ export interface NotificationJobData {
   /** ISO 8601. */
   readonly receivedAt: string;
   readonly ip?: string;
+  /** The route's trace context (`traceparent`, `tracestate`), so that the worker continues the same trace. */
+  readonly trace?: NotificationTraceCarrier;
 }
 
 /**
@@ -26,21 +28,30 @@ export function notificationJobId(dedupeKey: string): string {
 export function notificationJobData(
   notification: Readonly<Record<string, unknown>>,
   context: NotificationContext,
+  trace: NotificationTraceCarrier,
 ): NotificationJobData {
   return {
     notification,
     dedupeKey: context.dedupeKey,
     receivedAt: context.receivedAt.toISOString(),
     ...(context.ip !== undefined && { ip: context.ip }),
+    ...(Object.keys(trace).length > 0 && { trace }),
   };
 }
 
 /** Job data as a worker reads it back: `undefined` when a field is missing or of another type. */
 export function readNotificationJobData(data: unknown): NotificationJobData | undefined {
   if (data === null || typeof data !== 'object') return undefined;
-  const { notification, dedupeKey, receivedAt, ip } = data as Record<string, unknown>;
+  const { notification, dedupeKey, receivedAt, ip, trace } = data as Record<string, unknown>;
   if (notification === null || typeof notification !== 'object' || typeof dedupeKey !== 'string') return undefined;
   if (typeof receivedAt !== 'string' || Number.isNaN(Date.parse(receivedAt))) return undefined;
   if (ip !== undefined && typeof ip !== 'string') return undefined;
+  if (trace !== undefined && !isStringRecord(trace)) return undefined;
   return data as NotificationJobData;
+}
+
+function isStringRecord(value: unknown): value is Record<string, string> {
+  return (
+    value !== null && typeof value === 'object' && Object.values(value).every((entry) => typeof entry === 'string')
+  );
 }

@@ -9,6 +9,7 @@ import {
   type NotificationDispatcherHost,
   type NotificationDispatchOutcome,
   NotificationEnqueueError,
+  type NotificationTrace,
 } from '../index.js';
 import { notificationJobData, notificationJobId, readNotificationJobData } from './notification-job.js';
 import { createNotificationProcessor, type NotificationJobResult } from './notification-processor.js';
@@ -41,10 +42,15 @@ export class QueueNotificationDispatcher
     this.queue.on('error', throttledErrorLog(this.logger, `Queue ${queueName}`));
   }
 
-  dispatch(notification: DispatchedNotification, context: NotificationContext): Promise<NotificationDispatchOutcome> {
+  dispatch(
+    notification: DispatchedNotification,
+    context: NotificationContext,
+    trace: NotificationTrace,
+  ): Promise<NotificationDispatchOutcome> {
     const { dedupeKey } = context;
     const { attempts, backoffMs, retentionMs, enqueueTimeoutMs } = this.config;
-    const added = this.queue.add(notification.eventType, notificationJobData(notification, context), {
+    const data = notificationJobData(notification, context, trace.carrier());
+    const added = this.queue.add(notification.eventType, data, {
       // A second add of this id, from a re-send or another instance, leaves the job as it is.
       jobId: notificationJobId(dedupeKey),
       attempts,

@@ -47,7 +47,7 @@ const DISPATCH_REPLIES: Readonly<Record<NotificationDispatchOutcome, Notificatio
   unhandled: NotificationReplies.ack,
   duplicate: NotificationReplies.duplicate,
   'in-progress': NotificationReplies.inProgress,
-  enqueued: NotificationReplies.ack,
+  enqueued: NotificationReplies.enqueued,
   failed: NotificationReplies.failed,
 };
 

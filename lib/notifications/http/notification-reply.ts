@@ -57,6 +57,8 @@ export const NotificationReplies = {
   ack: NotificationReply.json(200, ACK, 'acknowledged'),
   /** The same bytes as `ack`, for a re-send of a notification already handled. */
   duplicate: NotificationReply.json(200, ACK, 'duplicate'),
+  /** The same bytes as `ack`, for a notification a queue dispatcher stored for its workers. */
+  enqueued: NotificationReply.json(200, ACK, 'enqueued'),
   unauthorized: error(401, 'Unauthorized', 'unauthorized'),
   notAnObject: error(400, 'The notification must be a JSON object', 'invalid'),
   inProgress: error(409, 'This notification is being handled; send it again later', 'in_progress'),
