@@ -1,4 +1,3 @@
-import { inspect } from 'node:util';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PayoutOutcomeUnknownError } from 'nestjs-payouts';
@@ -16,6 +15,7 @@ import {
 import { PayoutsApiStub, type RecordedRequest } from './payouts-api-stub.js';
 import { walletPayoutRequest } from './payout-request.fixture.js';
 import { ACCESS_TOKEN, API_KEY, type PayoutsTestApp, startPayoutsAppFor } from './payouts-test-app.js';
+import { errorRenderings } from './error-renderings.js';
 
 /*
  * createPayout against a payouts API that misbehaves in every way a network or a hostile server can: slow drips,
@@ -168,18 +168,6 @@ interface TestApp {
   refreshable: boolean;
 }
 
-function rendered(error: unknown): string[] {
-  const asError = error as Error;
-  return [
-    String(error),
-    asError.message,
-    asError.stack ?? '',
-    JSON.stringify(error),
-    inspect(error, { depth: 10, showHidden: true }),
-    inspect(error, { depth: 10, showHidden: true, getters: true }),
-  ];
-}
-
 const isSuccess = (status: number) => status >= 200 && status < 300;
 
 describe('createPayout against a hostile payouts API (property)', () => {
@@ -254,7 +242,7 @@ describe('createPayout against a hostile payouts API (property)', () => {
         const { error } = outcome;
         expect(error).toBeInstanceOf(PayoutsError);
         const secrets = [API_KEY, ACCESS_TOKEN, ...app.issued];
-        for (const text of [...rendered(error), ...app.logger.lines.slice(logLines)]) {
+        for (const text of [...errorRenderings(error), ...app.logger.lines.slice(logLines)]) {
           for (const secret of secrets) expect(text).not.toContain(secret);
         }
 

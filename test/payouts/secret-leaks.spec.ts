@@ -1,4 +1,3 @@
-import { inspect } from 'node:util';
 import axios from 'axios';
 import { describe, expect, it } from 'vitest';
 import { PayoutsError } from 'nestjs-payouts';
@@ -14,6 +13,7 @@ import {
   usePayoutsTestbed,
 } from './payouts-test-app.js';
 import { RecordingLogger } from '../recording-logger.js';
+import { errorRenderings } from './error-renderings.js';
 
 const FRESH_TOKEN = 'fresh-token-from-function-e71b';
 const TOKEN_ENDPOINT_SECRET = 'client-secret-used-by-token-function-40aa';
@@ -40,19 +40,6 @@ function echoingHeaders(token: string): Record<string, string> {
     'x-echo-authorization': `Bearer ${token}`,
     location: `https://elsewhere.example/payouts?api_key=${encodeURIComponent(API_KEY)}&token=${token}`,
   };
-}
-
-/** Every way an error can end up in a log, a response or a snapshot. */
-function renderings(error: unknown): string[] {
-  const asError = error as Error;
-  return [
-    String(error),
-    asError.message,
-    asError.stack ?? '',
-    JSON.stringify(error),
-    inspect(error, { depth: 10, showHidden: true }),
-    inspect(error, { depth: 10, showHidden: true, getters: true }),
-  ];
 }
 
 function expectNoSecret(texts: string[]): void {
@@ -193,7 +180,7 @@ describe('no secret leaves through an error or a log line', () => {
     expect(error).toBeInstanceOf(PayoutsError);
     expect((error as Error).name).toBe(path.errorName);
     expect((error as Error).cause).toBeUndefined();
-    expectNoSecret(renderings(error));
+    expectNoSecret(errorRenderings(error));
     expectNoSecret(logger.lines);
   });
 
