@@ -1,6 +1,6 @@
 import type { ExpressParserErrorLike } from './express-hooks.js';
 import type { FastifyErrorLike } from './fastify-hooks.js';
-import { printable } from './notification-refusal.js';
+import { printable } from '../../common/printable.js';
 
 /*
  * Why the framework refused a notification before the route ran, for the refusal log: from the error's `type` or

@@ -22,10 +22,10 @@ import type { NotificationsConfig } from '../notifications-config.js';
 import { onExpressError } from './express-hooks.js';
 import { type FastifyRequestLike, onFastifyError, onFastifyPreParsing } from './fastify-hooks.js';
 import { expressRefusal, fastifyRefusal } from './framework-refusal.js';
+import { printable } from '../../common/printable.js';
 import type { NotificationHttpRequest } from './notification-http-request.interface.js';
 import {
   type NotificationRefusal,
-  printable,
   refusalByHeaders,
   refusalBySize,
   refusalByUnknownSize,

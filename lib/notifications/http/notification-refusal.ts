@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { printable } from '../../common/printable.js';
 import {
   NotificationReplies,
   type NotificationReply,
@@ -106,10 +107,4 @@ export function refusalByVerification(failure: string): NotificationRefusal {
 
 function unquote(value: string): string {
   return value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
-}
-
-/** A value from the request as it may appear in a log line: as is when plain, else quoted and escaped; 100 characters. */
-export function printable(value: string): string {
-  if (/^[\w./[\]+-]{1,100}$/.test(value)) return value;
-  return JSON.stringify(value.length > 100 ? `${value.slice(0, 100)}…` : value);
 }
