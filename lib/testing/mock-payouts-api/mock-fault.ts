@@ -4,7 +4,7 @@
  */
 export type MockFault =
   | { readonly kind: 'status'; readonly status: number; readonly body: unknown; readonly headers: MockHeaders }
-  | { readonly kind: 'latency'; readonly ms: number; readonly then: MockFault | undefined }
+  | { readonly kind: 'latency'; readonly ms: number; readonly next: MockFault | undefined }
   | { readonly kind: 'reset-before-commit' }
   | { readonly kind: 'reset-after-commit' }
   | { readonly kind: 'malformed-reply' }
@@ -42,12 +42,12 @@ export const MockFault = {
     return MockFault.status(503, { error: 'service_unavailable' }, { 'retry-after': String(retryAfter) });
   },
 
-  /** Waits `ms` milliseconds, then plays `then`, or answers as usual when it is left out. */
-  latency(ms: number, then?: MockFault): MockFault {
+  /** Waits `ms` milliseconds, then plays `next`, or answers as usual when it is left out. */
+  latency(ms: number, next?: MockFault): MockFault {
     if (!Number.isSafeInteger(ms) || ms < 0) {
       throw new RangeError(`MockFault.latency(): the delay must be a whole number of milliseconds; got ${ms}`);
     }
-    return { kind: 'latency', ms, then };
+    return { kind: 'latency', ms, next };
   },
 
   /**

@@ -213,7 +213,7 @@ export class MockPayoutsApi {
     if (!(await this.#wait(this.#settings.latencyMs))) return;
     while (fault?.kind === 'latency') {
       if (!(await this.#wait(fault.ms))) return;
-      fault = fault.then;
+      fault = fault.next;
     }
     if (fault?.kind === 'status') {
       this.#reply(call, response, fault.status, fault.headers, fault.body);
