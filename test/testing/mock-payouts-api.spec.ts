@@ -109,6 +109,7 @@ describe('MockPayoutsApi', () => {
         credentials: { apiKey: 'valid', accessToken: 'valid' },
         fault: undefined,
         status: 201,
+        replyBody: mock.payouts.get('req_0001'),
         reset: false,
         committed: true,
       });

@@ -204,6 +204,7 @@ export class MockPayoutsApi {
       receivedAt,
       fault: undefined,
       status: undefined,
+      replyBody: undefined,
       reset: false,
       committed: false,
     };
@@ -275,6 +276,7 @@ export class MockPayoutsApi {
     const text = typeof body === 'string' ? body : JSON.stringify(body ?? {});
     response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(text);
     call.status = status;
+    call.replyBody = typeof body === 'string' ? body : JSON.parse(text);
     this.#settings.onCall?.(call);
   }
 

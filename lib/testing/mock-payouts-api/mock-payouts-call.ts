@@ -29,6 +29,8 @@ export interface MockPayoutsCall extends MockPayoutsRequest {
   readonly fault: MockFaultKind | undefined;
   /** The status replied; `undefined` while the answer is pending, or when the connection was reset instead. */
   readonly status: number | undefined;
+  /** The body replied (parsed JSON, or the text of a malformed reply); `undefined` when there was no reply. */
+  readonly replyBody: unknown;
   /** Whether the connection was reset instead of a reply. */
   readonly reset: boolean;
   /** Whether this request created a payout (a repeated `request_id` gets the first payout back and creates none). */
