@@ -22,7 +22,7 @@ describe('createPayout retries', () => {
     expect(result).toMatchObject({ status: 201, body: testbed.mock.payouts.get('req_same') });
     const calls = testbed.mock.calls;
     expect(calls.map(({ body }) => body)).toStrictEqual([request, request, request]);
-    expect(calls.map(({ status }) => status)).toEqual([status, status, 201]);
+    expect(calls.map((call) => call.status)).toEqual([status, status, 201]);
     // The mock accepts only the configured token: the same one was sent each time.
     expect(calls.every(({ credentials }) => credentials.accessToken === 'valid')).toBe(true);
   });
