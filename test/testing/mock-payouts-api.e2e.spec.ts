@@ -76,6 +76,21 @@ describe('createPayout() against MockPayoutsApi', () => {
     mock.assertNoSecretIn([...logger.lines, ...errorRenderings(failure)]);
   });
 
+  it('creates the payout after a latency the client gave up on: the outcome the client reported unknown', async () => {
+    // The client's deadline (100 ms) passes long before the mock handles the request (1.5 s later).
+    const { payouts } = await startBoth({ timeoutMs: 100 });
+    mock.fail({ times: 1 }, MockFault.latency(1500));
+
+    const failure = await payouts.createPayout(walletPayoutRequest('e2e-late')).catch((error: unknown) => error);
+
+    expect(failure).toBeInstanceOf(PayoutOutcomeUnknownError);
+    expect(failure).toMatchObject({ requestId: 'e2e-late', code: 'ETIMEDOUT' });
+    await expect.poll(() => mock.payouts.has('e2e-late'), { timeout: 15_000 }).toBe(true);
+    expect(mock.callsFor('e2e-late')).toEqual([
+      expect.objectContaining({ fault: 'latency', status: undefined, reset: false, committed: true }),
+    ]);
+  });
+
   it('fetches a fresh token after the mock answers 401 for an expired one, once', async () => {
     const tokens: string[] = [];
     const fetchToken = () => {

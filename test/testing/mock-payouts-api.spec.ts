@@ -417,7 +417,7 @@ describe('MockPayoutsApi', () => {
       expect(replied(await send(mock)).status).toBe(201);
     });
 
-    it('answers 500 when a rule function throws', async () => {
+    it('answers 500 with the message when a rule function throws', async () => {
       await start();
       mock.fail(
         {
@@ -431,7 +431,8 @@ describe('MockPayoutsApi', () => {
       const sent = replied(await send(mock));
 
       expect(sent.status).toBe(500);
-      expect(JSON.parse(sent.text)).toEqual({ error: 'mock_failure' });
+      expect(JSON.parse(sent.text)).toEqual({ error: 'mock_rule_failed', message: 'bug in the test' });
+      expect(mock.calls[0]).toMatchObject({ status: 500, committed: false });
     });
 
     it('refuses a rule or a fault it cannot play', async () => {

@@ -16,6 +16,7 @@ export function describeCall(call: MockPayoutsCall): string {
 
 function describeAnswer(call: MockPayoutsCall): string {
   if (call.reset) return 'connection reset';
+  if (call.status === undefined) return 'no answer: the client closed the connection first';
   const body = call.replyBody;
   if (call.status === 201 && isJsonObject(body)) return `201, created payout ${printable(String(body.id))}`;
   if (call.status === 200 && isJsonObject(body)) return `200, payout ${printable(String(body.id))} already created`;

@@ -173,7 +173,7 @@ export class MockPayoutsApi {
 
   #receive(request: IncomingMessage, response: ServerResponse): void {
     void this.#answer(request, response).catch(() => {
-      // A fault rule's `when` function threw, or the connection failed mid-way: answer 500 if nothing was sent yet.
+      // The `accessToken` function or `onCall` threw: answer 500 if nothing was sent yet.
       if (!response.headersSent && !response.destroyed) {
         response.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"mock_failure"}');
       }
@@ -209,7 +209,15 @@ export class MockPayoutsApi {
       committed: false,
     };
     this.#calls.push(call);
-    let fault = this.#pickFault(seen);
+    let fault: MockFault | undefined;
+    try {
+      fault = this.#pickFault(seen);
+    } catch (error) {
+      // A bug in a test's `when` function: said in the reply, where the test sees it.
+      const message = error instanceof Error ? error.message : String(error);
+      this.#reply(call, response, 500, {}, { error: 'mock_rule_failed', message });
+      return;
+    }
     call.fault = fault?.kind;
     if (!(await this.#wait(this.#settings.latencyMs))) return;
     while (fault?.kind === 'latency') {
@@ -272,7 +280,12 @@ export class MockPayoutsApi {
     return !this.#closing.signal.aborted;
   }
 
+  /** Sends the reply, unless the client has closed the connection meanwhile (its deadline passed during a latency). */
   #reply(call: RecordedCall, response: ServerResponse, status: number, headers: object, body: unknown): void {
+    if (!response.socket || response.socket.destroyed) {
+      this.#settings.onCall?.(call);
+      return;
+    }
     const text = typeof body === 'string' ? body : JSON.stringify(body ?? {});
     response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(text);
     call.status = status;

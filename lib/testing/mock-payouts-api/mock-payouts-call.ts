@@ -27,7 +27,10 @@ export interface MockPayoutsCall extends MockPayoutsRequest {
   readonly receivedAt: Date;
   /** The fault played instead of the usual answer, if a rule matched. */
   readonly fault: MockFaultKind | undefined;
-  /** The status replied; `undefined` while the answer is pending, or when the connection was reset instead. */
+  /**
+   * The status replied; `undefined` while the answer is pending, when the connection was reset instead, or when the
+   * client closed the connection before the answer (a deadline that passed during a latency).
+   */
   readonly status: number | undefined;
   /** The body replied (parsed JSON, or the text of a malformed reply); `undefined` when there was no reply. */
   readonly replyBody: unknown;
