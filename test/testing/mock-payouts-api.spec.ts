@@ -146,6 +146,20 @@ describe('MockPayoutsApi', () => {
       expect(mock.calls[0]).toMatchObject({ credentials, status: 401, committed: false });
     });
 
+    it('tells onCall of each call once answered or reset', async () => {
+      const heard: [number | undefined, boolean][] = [];
+      await start({ onCall: (call) => heard.push([call.status, call.reset]) });
+      mock.fail({ nth: 2 }, MockFault.resetBeforeCommit());
+
+      await send(mock);
+      await send(mock);
+
+      expect(heard).toEqual([
+        [201, false],
+        [undefined, true],
+      ]);
+    });
+
     it('accepts the tokens a function says are valid', async () => {
       await start({ accessToken: (token) => token.startsWith('rotating-') });
 
