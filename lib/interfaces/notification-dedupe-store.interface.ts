@@ -22,8 +22,7 @@ export interface NotificationHandlerRecord {
  * the handlers and an earlier one left a record, else a plain `NotificationClaim`.
  */
 export type NotificationRecordedClaim =
-  | NotificationClaim
-  | { readonly claim: 'claimed'; readonly record: NotificationHandlerRecord };
+  NotificationClaim | { readonly claim: 'claimed'; readonly record: NotificationHandlerRecord };
 
 /**
  * Remembers which notifications are being handled or were handled, so re-sends do not run handlers twice.
