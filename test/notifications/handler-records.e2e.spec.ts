@@ -186,7 +186,7 @@ describe(`a notification's handler records, with the in-memory store`, () => {
     // A store written before records existed: the three methods only.
     const plain: NotificationDedupeStore = {
       claim: (key, claimId) => inner.claim(key, claimId),
-      complete: (key, claimId) => inner.complete(key, claimId),
+      complete: (key) => inner.complete(key),
       release: (key, claimId) => inner.release(key, claimId),
     };
     const app = await startNotificationsApp({
