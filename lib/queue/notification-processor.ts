@@ -97,7 +97,8 @@ async function processJob(
   const recorder = new JobHandlerRecorder(job, record, remaining.length, logger, data.dedupeKey);
   const outcomes = await Promise.allSettled(
     remaining.map((handler) => {
-      const own = record ? attemptOf(record, handler.id) : attempt;
+      // Counted within the job's current set of attempts: a replay from the failed set starts again at 1.
+      const own = record ? Math.min(attemptOf(record, handler.id), attempt) : attempt;
       const handlerContext = own === attempt ? context : { ...context, attempt: own };
       return trace
         .runHandler(handler.name, () => run(handler, notification, handlerContext))
