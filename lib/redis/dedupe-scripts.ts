@@ -17,7 +17,8 @@ function script(source: string): RedisScript {
  * - `record:<record JSON>`: a delivery failed after some handlers succeeded, kept as long as a handled mark;
  * - `claim:<claim id>\n<lease end>\n<record JSON>`: a delivery runs the handlers that earlier ones left, its lease
  *   ending at the Redis server's time `<lease end>` (milliseconds); the key lasts as long as a handled mark, so that
- *   the record outlives a claim whose instance died.
+ *   the record outlives a claim whose instance died. Where the ACL refuses `TIME` to the store's user, `<lease end>`
+ *   is empty and the key expires after the lease, record and all.
  * A record's JSON never holds a raw line feed, so the first two line feeds separate the parts.
  */
 export const HANDLED_VALUE = 'handled';
@@ -25,10 +26,6 @@ export const CLAIM_VALUE_PREFIX = 'claim:';
 export const RECORD_VALUE_PREFIX = 'record:';
 /** How a claim that found a record answers it: this, followed by the record's JSON. */
 export const CLAIMED_WITH_RECORD_PREFIX = 'claimed\n';
-
-/** The Redis server's time in milliseconds, in a script. */
-const NOW_MS = `local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)`;
 
 /**
  * KEYS[1] the notification's key, ARGV[1] this delivery's claim value, ARGV[2] the lease in milliseconds, ARGV[3]
@@ -41,20 +38,27 @@ if not current then
   return 'claimed'
 end
 if current == '${HANDLED_VALUE}' then return 'handled' end
+local ok, time = pcall(redis.call, 'TIME')
+local now = nil
+if ok then now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) end
 local record
-local first = string.find(current, '\\n', 1, true)
-${NOW_MS}
 if string.sub(current, 1, ${RECORD_VALUE_PREFIX.length}) == '${RECORD_VALUE_PREFIX}' then
   record = string.sub(current, ${RECORD_VALUE_PREFIX.length + 1})
-elseif first then
-  local second = string.find(current, '\\n', first + 1, true)
-  if not second or now < tonumber(string.sub(current, first + 1, second - 1)) then return 'in-progress' end
-  record = string.sub(current, second + 1)
 else
-  return 'in-progress'
+  local first = string.find(current, '\\n', 1, true)
+  if not first then return 'in-progress' end
+  local second = string.find(current, '\\n', first + 1, true)
+  if not second then return 'in-progress' end
+  local leaseEnd = tonumber(string.sub(current, first + 1, second - 1))
+  if not leaseEnd or not now or now < leaseEnd then return 'in-progress' end
+  record = string.sub(current, second + 1)
 end
-redis.call('SET', KEYS[1], ARGV[1] .. '\\n' .. tostring(now + tonumber(ARGV[2])) .. '\\n' .. record, 'PX', ARGV[3])
-return '${CLAIMED_WITH_RECORD_PREFIX.replace('\n', '\\n')}' .. record`);
+if now then
+  redis.call('SET', KEYS[1], ARGV[1] .. '\\n' .. tostring(now + tonumber(ARGV[2])) .. '\\n' .. record, 'PX', ARGV[3])
+else
+  redis.call('SET', KEYS[1], ARGV[1] .. '\\n\\n' .. record, 'PX', ARGV[2])
+end
+return 'claimed\\n' .. record`);
 
 /**
  * KEYS[1] the notification's key, ARGV[1] the releasing delivery's claim value, ARGV[2] the record to keep (empty:
