@@ -163,6 +163,24 @@ describe.each(ADAPTERS)('what telemetry and events record on every path, on %s',
     expect(leaks).toEqual([]);
   });
 
+  it('records a handler skipped on the re-send as an event of its notification span, and counts it', () => {
+    const skipped = spans
+      .filter((span) => span.name === 'payouts.notification')
+      .flatMap((span) => span.events.filter((event) => event.name === 'payouts.handler.skipped'));
+    expect(skipped.map((event) => event.attributes)).toEqual([{ 'payouts.handler.name': 'AuditTrail.record' }]);
+    const skips = metrics.find((metric) => metric.descriptor.name === 'payouts.notification.handler.skips');
+    expect(skips?.dataPoints.map(({ attributes, value }) => [attributes, value])).toEqual([
+      [
+        {
+          'payouts.account': 'default',
+          'payouts.notification.event_type': 'PAYMENT_METHOD_ADDED',
+          'payouts.handler.name': 'AuditTrail.record',
+        },
+        1,
+      ],
+    ]);
+  });
+
   it('records the metrics of the README, each with exactly its documented attribute keys', () => {
     const documented = documentedTable('**Metrics**', 3);
     const recorded = new Map(
