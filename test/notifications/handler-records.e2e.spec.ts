@@ -181,6 +181,32 @@ describe(`a notification's handler records, with the in-memory store`, () => {
   });
   handlerRecordSuite(() => ({ name: 'in-memory', store: () => store }));
 
+  it('tells apart two instances of one handler class, provided under two tokens', async () => {
+    const app = await startNotificationsApp({
+      adapter: 'express',
+      notifications: { verification: 'none', dedupe: { store } },
+      providers: [
+        { provide: 'FIRST_MAILER', useClass: Mailer },
+        { provide: 'SECOND_MAILER', useClass: Mailer },
+      ],
+    });
+    try {
+      const first = app.app.get<string, Mailer>('FIRST_MAILER');
+      const second = app.app.get<string, Mailer>('SECOND_MAILER');
+      second.failFirst = 1;
+      const notification = cardAdded();
+      const statuses: number[] = [];
+      for (let delivery = 0; delivery < 3; delivery++) {
+        statuses.push((await post(app.url('payouts/notifications'), notification)).status);
+      }
+
+      expect(statuses).toEqual([500, 200, 200]);
+      expect([first.runs, second.runs]).toEqual([[1], [1, 2]]);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('runs every handler again with a store that keeps no records, as before', async () => {
     const inner = new InMemoryNotificationDedupeStore();
     // A store written before records existed: the three methods only.
