@@ -101,11 +101,12 @@ export class InMemoryNotificationDedupeStore implements NotificationDedupeStore 
     const now = this.#now();
     const expiresAt = now + this.#ttlMs;
     const state = entries.get(key);
+    // Dropped first: a key released with a record in this same millisecond becomes a handled key of that expiry.
+    if (this.#records.size > 0) this.#records.delete(key);
     // A key completed without a live claim (its claim was evicted) is a new entry and needs room like one.
     if (state === undefined) this.#makeRoom(now);
     else if (state === expiresAt) return;
     this.#claimIds.delete(key);
-    if (this.#records.size > 0) this.#records.delete(key);
     entries.set(key, expiresAt);
     this.#handledOrder.push(key, expiresAt);
   }
