@@ -1,3 +1,5 @@
+import { optionKeys, unknownKey } from '../common/known-option-keys.js';
+import { isTimerDelay, timerDelayExpected } from '../common/timer-delay.js';
 import { PayoutsCallOptionsError } from '../errors/payouts-call-options.error.js';
 import type { PayoutsCallTarget } from '../errors/payouts-call-target.js';
 import type { PayoutsCallOperation } from '../interfaces/payouts-instrumentation.interface.js';
@@ -37,10 +39,27 @@ const METHODS: ReadonlySet<string> = new Set<PayoutsApiMethod>([
 ]);
 const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** The per-call options, checked, over the module's defaults; a bad one rejects with `PayoutsCallOptionsError`. */
+const CALL_OPTION_KEYS = optionKeys<PayoutsCallOptions>()('timeoutMs', 'signal', 'headers');
+const REQUEST_KEYS = optionKeys<PayoutsApiRequest>()(
+  'method',
+  'path',
+  'params',
+  'query',
+  'body',
+  'requestId',
+  'timeoutMs',
+  'signal',
+  'headers',
+);
+
+/**
+ * The per-call options, checked, over the module's defaults; a bad one rejects with `PayoutsCallOptionsError`, and so
+ * does a name that is not one of `known` (a typo, or an axios option such as `maxRedirects`, would go unheeded).
+ */
 export function callSettings(
   config: PayoutsClientConfig,
   options: PayoutsCallOptions | undefined,
+  known: readonly string[] = CALL_OPTION_KEYS,
 ): Pick<PayoutsApiCall, 'timeoutMs' | 'signal' | 'headers'> {
   if (options === undefined) {
     return { timeoutMs: config.timeoutMs, signal: undefined, headers: config.transport.headers };
@@ -48,10 +67,10 @@ export function callSettings(
   if (typeof options !== 'object' || options === null) {
     throw new PayoutsCallOptionsError('options', 'an object of call options');
   }
+  const unknown = unknownKey(options, known);
+  if (unknown) throw new PayoutsCallOptionsError(unknown.key, unknown.expected);
   const { timeoutMs = config.timeoutMs, signal, headers } = options;
-  if (typeof timeoutMs !== 'number' || !Number.isSafeInteger(timeoutMs) || timeoutMs < 1) {
-    throw new PayoutsCallOptionsError('timeoutMs', 'a positive whole number of milliseconds');
-  }
+  if (!isTimerDelay(timeoutMs, 1)) throw new PayoutsCallOptionsError('timeoutMs', timerDelayExpected(1));
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     throw new PayoutsCallOptionsError('signal', 'an AbortSignal');
   }
@@ -82,7 +101,7 @@ export function requestCall(config: PayoutsClientConfig, request: PayoutsApiRequ
     requestId,
     target: { method, path: new URL(`${config.baseUrl}${path}`).pathname },
     safe: SAFE_METHODS.has(method),
-    ...callSettings(config, request),
+    ...callSettings(config, request, REQUEST_KEYS),
   };
 }
 
