@@ -164,5 +164,5 @@ describe('request() sends what stays below baseUrl', () => {
       }),
       { seed: 20_261_124, numRuns: 300, interruptAfterTimeLimit: 60_000 },
     );
-  });
+  }, 90_000);
 });
