@@ -40,7 +40,7 @@ export interface NotificationDedupeOptions {
 }
 
 export interface NotificationsOptions {
-  /** Route path, under the app's global prefix. Default `'payouts/notifications'`. */
+  /** Route path, under the app's global prefix; fixed, without parameters or wildcards. Default `'payouts/notifications'`. */
   path?: string;
   /**
    * Required: how requests are verified, or `'none'` to accept any caller (a warning is logged at bootstrap).

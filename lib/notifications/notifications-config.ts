@@ -121,10 +121,20 @@ function resolveDispatcher(dispatcher: unknown): NotificationDispatcherFactory |
   return factory as NotificationDispatcherFactory;
 }
 
+/**
+ * Characters that make a route path a pattern on Express or Fastify (parameters `:id`, wildcards `*` and `*splat`,
+ * optional groups `{…}`, regular expressions `(…)`), or that no request path can hold literally. A pattern would also
+ * take requests meant for another account's route.
+ */
+const NOT_A_FIXED_PATH = /[?#\s:*{}()[\]+!\\]/;
+
 function resolvePath(path: unknown): string {
   if (path === undefined) return 'payouts/notifications';
-  if (typeof path !== 'string' || path.trim() === '' || /[?#\s]/.test(path)) {
-    throw new PayoutsConfigError('notifications.path', 'a route path such as "payouts/notifications"');
+  if (typeof path !== 'string' || path.trim() === '' || NOT_A_FIXED_PATH.test(path)) {
+    throw new PayoutsConfigError(
+      'notifications.path',
+      'a fixed route path such as "payouts/notifications", without parameters or wildcards (no :, *, {, }, (, ), [, ], +, !, ?, #, \\ or spaces)',
+    );
   }
   return path;
 }

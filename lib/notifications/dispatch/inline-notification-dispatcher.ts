@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { stackOf } from '../../common/error-stack.js';
+import { printable } from '../../common/printable.js';
 import type { NotificationContext } from '../../interfaces/notification-context.interface.js';
 import type {
   NotificationClaim,
@@ -44,7 +45,7 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
     const { dedupeKey } = context;
     const handlers = this.handlers.forEvent(notification.eventType);
     if (handlers.length === 0) {
-      this.logger.warn(`No handler for ${notification.eventType} notification ${dedupeKey}; acknowledged`);
+      this.logger.warn(`No handler for ${printable(notification.eventType)} notification ${dedupeKey}; acknowledged`);
       return 'unhandled';
     }
     // One id per delivery, so that a shared store can tell this delivery's claim from another's.
@@ -103,10 +104,11 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
     trace: NotificationTrace,
   ): NotificationDispatchOutcome | Promise<NotificationDispatchOutcome> {
     // The reply never precedes a running handler. One handler, the usual case, runs without an array.
+    const unsettled = new Set<NotificationHandler>(handlers.length === 1 ? handlers : []);
     const run =
       handlers.length === 1
         ? this.run(handlers[0]!, notification, context, trace)
-        : this.runEach(handlers, notification, context, trace);
+        : this.runEach(handlers, notification, context, trace, unsettled);
     const { dedupeKey } = context;
     if (typeof run === 'boolean') return this.settle(run, dedupeKey, claimId);
     const timeoutMs = this.timeoutMs;
@@ -116,7 +118,7 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
       const timer = setTimeout(() => {
         timedOut = true;
         this.logger.error(
-          `The handlers of notification ${dedupeKey} (${names(handlers)}) did not settle within handlerTimeoutMs ` +
+          `The handlers of notification ${dedupeKey} (${names(unsettled)}) did not settle within handlerTimeoutMs ` +
             `(${timeoutMs} ms); answered 500 so that the service sends it again. The notification stays claimed, ` +
             'and re-sends get 409, until they settle.',
         );
@@ -135,14 +137,23 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
     });
   }
 
-  /** Several handlers, concurrently; a promise only when one of them is asynchronous. */
+  /**
+   * Several handlers, concurrently; a promise only when one of them is asynchronous. `unsettled` holds the handlers
+   * still running, so that the time-limit line names the late ones only.
+   */
   private runEach(
     handlers: readonly NotificationHandler[],
     notification: PaymentMethodNotification,
     context: NotificationContext,
     trace: NotificationTrace,
+    unsettled: Set<NotificationHandler>,
   ): boolean | Promise<boolean> {
-    const results = handlers.map((handler) => this.run(handler, notification, context, trace));
+    const results = handlers.map((handler) => {
+      const result = this.run(handler, notification, context, trace);
+      if (typeof result === 'boolean') return result;
+      unsettled.add(handler);
+      return result.finally(() => unsettled.delete(handler));
+    });
     if (results.every((result) => typeof result === 'boolean')) return results.every(Boolean);
     return Promise.all(results).then((settled) => settled.every(Boolean));
   }
@@ -222,6 +233,6 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
-function names(handlers: readonly NotificationHandler[]): string {
-  return handlers.map((handler) => handler.name).join(', ');
+function names(handlers: Iterable<NotificationHandler>): string {
+  return Array.from(handlers, (handler) => handler.name).join(', ');
 }
