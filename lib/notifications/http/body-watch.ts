@@ -10,17 +10,17 @@ export interface WatchedBody {
 
 /** What the watch reads of the body stream: Node's readable stream API. */
 export interface BodyStreamLike {
-  pause(): unknown;
-  on(event: 'data', listener: (chunk: Buffer | string) => void): unknown;
+  prependListener(event: 'data', listener: (chunk: Buffer | string) => void): unknown;
   on(event: 'end', listener: () => void): unknown;
 }
 
 /**
  * Watches a body stream that the framework is about to read (Fastify's `preParsing` stage), without holding its bytes:
  * it counts them, for a chunked body that has no `Content-Length`, and checks they are valid UTF-8, which the
- * framework's decoding would otherwise turn into U+FFFD unseen. The stream is paused first, so that the listener does
- * not start the flow before the framework's own listener is there (it resumes the stream itself). Past `limit` bytes
- * only the count goes on: the body is refused by its size.
+ * framework's decoding would otherwise turn into U+FFFD unseen. The listener is added with `prependListener`, which,
+ * unlike `on('data')`, leaves the stream's flow alone: it sees each chunk as whoever reads the body (Fastify's parser,
+ * or a parser of the app's own, in flowing or paused mode) takes it, and neither starts the flow before that reader is
+ * there nor stops it. Past `limit` bytes only the count goes on: the body is refused by its size.
  */
 export function watchBody(stream: BodyStreamLike, limit: number): WatchedBody {
   const watched: WatchedBody = { length: 0, utf8: true };
@@ -35,8 +35,7 @@ export function watchBody(stream: BodyStreamLike, limit: number): WatchedBody {
     watched.utf8 = isUtf8(data.subarray(0, end));
     carried = end === data.length ? undefined : Buffer.from(data.subarray(end));
   };
-  stream.pause();
-  stream.on('data', onData);
+  stream.prependListener('data', onData);
   stream.on('end', () => {
     if (carried !== undefined) watched.utf8 = false;
   });
