@@ -62,9 +62,9 @@ type PendingReply = NotificationReply | NotificationDispatchOutcome;
  * The HTTP side of the notification route, in this order: the headers (media type, charset, encoding, an empty body),
  * the declared size, verification, the size of a chunked body as counted, then the body (its bytes valid UTF-8 where
  * the route sees them, then its fields); a valid notification goes to the dispatcher, whose outcome becomes the
- * reply. Nothing before verification walks the body, and an unverified caller
- * learns nothing beyond `401` unless its headers alone are refused. Every refusal is logged (rate-limited), and everything that can
- * be prepared is prepared in `onModuleInit`, before the app accepts requests.
+ * reply. Nothing before verification walks the body, and an unverified caller learns nothing beyond `401` unless its
+ * headers alone are refused. Every refusal is logged (rate-limited), and everything that can be prepared is prepared
+ * in `onModuleInit`, before the app accepts requests.
  *
  * The framework reads and parses the body before the route runs. On Fastify the header checks also run before its
  * parser, which would otherwise answer a UTF-16 or compressed body differently from Express: the same bytes get the
