@@ -63,15 +63,18 @@ export const SECRET_USE_LOG_INTERVAL_MS = 60 * 60 * 1000;
  */
 function secretCheck(secret: NotificationSecretConfig, logger: LoggerService, now: () => number): Check {
   warnAtBoot(secret, logger, now());
-  const secrets = secret.values.map(({ value, label, notAfter }) => ({
-    expected: Buffer.from(value.reveal()),
+  const expected = secret.values.map(({ value }) => Buffer.from(value.reveal()));
+  // Four bytes more than the longest secret (the longest UTF-8 character): a longer value fills it past every length.
+  const presented = Buffer.alloc(Math.max(...expected.map((bytes) => bytes.length)) + 4);
+  const secrets = secret.values.map(({ label, notAfter }, index) => ({
+    expected: expected[index]!,
+    // The part of the presented value compared with this secret, when the lengths agree.
+    presentedPrefix: presented.subarray(0, expected[index]!.length),
     label,
     notAfter: notAfter ?? Number.POSITIVE_INFINITY,
     lastLogged: Number.NEGATIVE_INFINITY,
     unlogged: 0,
   }));
-  // Four bytes more than the longest secret (the longest UTF-8 character): a longer value fills it past every length.
-  const presented = Buffer.alloc(Math.max(...secrets.map(({ expected }) => expected.length)) + 4);
   const { name } = secret;
   const where = secret.in === 'header' ? `header ${name}` : `query parameter ${name}`;
   const missing = `the secret is missing (${where})`;
@@ -87,9 +90,8 @@ function secretCheck(secret: NotificationSecretConfig, logger: LoggerService, no
     const written = presented.write(provided);
     let matched: (typeof secrets)[number] | undefined;
     for (const candidate of secrets) {
-      const { expected } = candidate;
-      const sameLength = written === expected.length;
-      const equal = timingSafeEqual(sameLength ? presented.subarray(0, expected.length) : expected, expected);
+      const sameLength = written === candidate.expected.length;
+      const equal = timingSafeEqual(sameLength ? candidate.presentedPrefix : candidate.expected, candidate.expected);
       if (equal && sameLength && matched === undefined) matched = candidate;
     }
     if (matched === undefined) return wrong;
