@@ -80,8 +80,8 @@ describe.each(ADAPTERS.flatMap((adapter) => (['query', 'header'] as const).map((
       }
       expect(handled()).toBe(4);
       expect(logger.messages('log').filter((line) => line.startsWith('Notifications verified'))).toEqual([
-        `Notifications verified with the secret 2026-11 (${where}): 1 the first since the app started`,
-        `Notifications verified with the secret 2026-05 (${where}): 1 the first since the app started`,
+        `Notifications verified with the secret 2026-11 (${where}): the first since the app started`,
+        `Notifications verified with the secret 2026-05 (${where}): the first since the app started`,
       ]);
       expect(logger.messages('warn')).toEqual([]);
       expectNoSecretLogged();

@@ -102,11 +102,11 @@ function secretCheck(secret: NotificationSecretConfig, logger: LoggerService, no
     }
     matched.unlogged += 1;
     if (time - matched.lastLogged >= SECRET_USE_LOG_INTERVAL_MS) {
-      const since =
-        matched.lastLogged === Number.NEGATIVE_INFINITY ? 'the first since the app started' : 'in the last hour';
-      logger.log(
-        `Notifications verified with the secret ${printable(matched.label)} (${where}): ${matched.unlogged} ${since}`,
-      );
+      const count =
+        matched.lastLogged === Number.NEGATIVE_INFINITY
+          ? 'the first since the app started'
+          : `${matched.unlogged} since ${new Date(matched.lastLogged).toISOString()}`;
+      logger.log(`Notifications verified with the secret ${printable(matched.label)} (${where}): ${count}`);
       matched.lastLogged = time;
       matched.unlogged = 0;
     }
