@@ -1,3 +1,4 @@
+import { isWholeNumber } from '../common/whole-number.js';
 import { PayoutsCallOptionsError } from '../errors/payouts-call-options.error.js';
 import type { PayoutsCallTarget } from '../errors/payouts-call-target.js';
 import type { PayoutsCallOperation } from '../interfaces/payouts-instrumentation.interface.js';
@@ -21,6 +22,8 @@ export interface PayoutsApiCall {
   /** GET, HEAD and OPTIONS change nothing, so one whose reply was lost may be sent again. */
   readonly safe: boolean;
   readonly timeoutMs: number;
+  /** Retries allowed for what surely was not processed (and a 429/503): the module's, or the call's own. */
+  readonly maxRetries: number;
   readonly signal: AbortSignal | undefined;
   /** The module's and the call's extra headers, names in lowercase. */
   readonly headers: Readonly<Record<string, string>>;
@@ -41,24 +44,33 @@ const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 export function callSettings(
   config: PayoutsClientConfig,
   options: PayoutsCallOptions | undefined,
-): Pick<PayoutsApiCall, 'timeoutMs' | 'signal' | 'headers'> {
+): Pick<PayoutsApiCall, 'timeoutMs' | 'maxRetries' | 'signal' | 'headers'> {
+  const { maxRetries: moduleMaxRetries } = config.retry;
   if (options === undefined) {
-    return { timeoutMs: config.timeoutMs, signal: undefined, headers: config.transport.headers };
+    return {
+      timeoutMs: config.timeoutMs,
+      maxRetries: moduleMaxRetries,
+      signal: undefined,
+      headers: config.transport.headers,
+    };
   }
   if (typeof options !== 'object' || options === null) {
     throw new PayoutsCallOptionsError('options', 'an object of call options');
   }
-  const { timeoutMs = config.timeoutMs, signal, headers } = options;
+  const { timeoutMs = config.timeoutMs, maxRetries = moduleMaxRetries, signal, headers } = options;
   if (typeof timeoutMs !== 'number' || !Number.isSafeInteger(timeoutMs) || timeoutMs < 1) {
     throw new PayoutsCallOptionsError('timeoutMs', 'a positive whole number of milliseconds');
+  }
+  if (!isWholeNumber(maxRetries, 0)) {
+    throw new PayoutsCallOptionsError('maxRetries', 'a whole number of at least 0');
   }
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     throw new PayoutsCallOptionsError('signal', 'an AbortSignal');
   }
-  if (headers === undefined) return { timeoutMs, signal, headers: config.transport.headers };
+  if (headers === undefined) return { timeoutMs, maxRetries, signal, headers: config.transport.headers };
   const checked = checkExtraHeaders(headers, 'headers');
   if ('option' in checked) throw new PayoutsCallOptionsError(checked.option, checked.expected);
-  return { timeoutMs, signal, headers: { ...config.transport.headers, ...checked.headers } };
+  return { timeoutMs, maxRetries, signal, headers: { ...config.transport.headers, ...checked.headers } };
 }
 
 /** A `request()` call: the method checked, the path filled in below the base URL, the body serialised. */
