@@ -100,7 +100,7 @@ export class PayoutRunsService implements OnApplicationShutdown {
     if (typeof runId !== 'string' || !RUN_ID.test(runId)) {
       throw new PayoutsCallOptionsError('runId', 'up to 100 letters, digits, "-", "_" or "."');
     }
-    const results: PayoutEnqueueItem[] = new Array(items.length);
+    const results: PayoutEnqueueItem[] = Array.from({ length: items.length });
     for (let start = 0; start < items.length; start += CHUNK) {
       const chunk = items.slice(start, start + CHUNK);
       await Promise.all(

@@ -1,0 +1,226 @@
+import { Queue } from 'bullmq';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { PayoutRequestConflictError, PayoutValidationError } from 'nestjs-payouts';
+import { payoutJobId, payoutRunsQueueName } from 'nestjs-payouts/payout-runs';
+import { refusingBaseUrl } from '../payouts/payouts-api-stub.js';
+import { eventually } from '../support/eventually.js';
+import { MockPayoutsProvider, type ProviderPlan } from '../support/mock-payouts-provider.js';
+import { describeWithRedis } from '../support/redis-suite.js';
+import { RedisServer } from '../support/redis-server.js';
+import { ACCESS_TOKEN, API_KEY, payout, type RunsApp, startRunsApp } from './payout-runs-test-app.js';
+
+describeWithRedis('payout runs in one app', () => {
+  let redis: RedisServer;
+  let provider: MockPayoutsProvider | undefined;
+  const apps: RunsApp[] = [];
+  const queues: Queue[] = [];
+  let prefixes = 0;
+
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+  });
+  afterAll(async () => {
+    await redis?.close();
+  });
+  afterEach(async () => {
+    await Promise.all(apps.splice(0).map((started) => started.app.close()));
+    await Promise.all(queues.splice(0).map((queue) => queue.close()));
+    await provider?.close();
+    provider = undefined;
+  });
+
+  /** An app of its own, on a prefix of its own, so that no test sees another's payouts. */
+  const start = async (plan: ProviderPlan | string, worker = true, extra: object = {}) => {
+    const prefix = `runs${++prefixes}`;
+    let baseUrl: string;
+    if (typeof plan === 'string') {
+      baseUrl = plan;
+    } else {
+      provider = await MockPayoutsProvider.start(plan, { minLatencyMs: 5, maxLatencyMs: 15 });
+      baseUrl = provider.baseUrl;
+    }
+    const started = await startRunsApp(baseUrl, {
+      connection: { host: '127.0.0.1', port: redis.port },
+      prefix,
+      rateLimit: false,
+      worker,
+      attempts: 3,
+      backoffMs: 20,
+      ...extra,
+    });
+    apps.push(started);
+    const queue = new Queue(payoutRunsQueueName(), { connection: { host: '127.0.0.1', port: redis.port }, prefix });
+    queues.push(queue);
+    return { ...started, queue };
+  };
+  const untilDone = (app: RunsApp, runId: string) =>
+    eventually(
+      async () => {
+        const progress = await app.runs.progress(runId);
+        return progress?.completedAt ? progress : undefined;
+      },
+      15_000,
+      `run ${runId} completes`,
+    );
+
+  it('queues each request_id once: the same run again adds nothing, a changed body is refused and the job keeps the original', async () => {
+    const { runs, queue } = await start(() => ({ kind: 'created' }), false);
+    const items = [payout('a-1'), payout('a-2'), { ...payout('a-3'), amount: { value: '1,5', currency_code: 'KES' } }];
+
+    const first = await runs.enqueue(items, { runId: 'month-end' });
+    const again = await runs.enqueue(items, { runId: 'month-end' });
+    const changed = await runs.enqueue([payout('a-1', '99.00'), payout('a-4')], { runId: 'month-end' });
+
+    expect(first.items.map((item) => item.status)).toEqual(['queued', 'queued', 'refused']);
+    expect(first).toMatchObject({ runId: 'month-end', queued: 2, alreadyQueued: 0, refused: 1 });
+    const invalid = first.items[2]!;
+    expect(invalid.status === 'refused' && invalid.error).toBeInstanceOf(PayoutValidationError);
+    expect(invalid.status === 'refused' && invalid.error.message).toContain('amount.value');
+    expect(again.items.map((item) => item.status)).toEqual(['already-queued', 'already-queued', 'refused']);
+    expect(changed.items.map((item) => item.status)).toEqual(['refused', 'queued']);
+    const conflict = changed.items[0]!;
+    expect(conflict.status === 'refused' && conflict.error).toBeInstanceOf(PayoutRequestConflictError);
+    expect(conflict.status === 'refused' && conflict.error).toMatchObject({ requestId: 'a-1' });
+    expect(await queue.getJobCounts('waiting')).toEqual({ waiting: 3 });
+    expect((await queue.getJob(payoutJobId('a-1')))!.data).toEqual({ request: payout('a-1'), runId: 'month-end' });
+    expect((await runs.progress('month-end'))!.counts).toEqual({
+      queued: 3,
+      sending: 0,
+      retrying: 0,
+      sent: 0,
+      refused: 0,
+      unknown: 0,
+      total: 3,
+    });
+  });
+
+  it('keeps no credential in the job data', async () => {
+    const { runs, queue } = await start(() => ({ kind: 'created' }), false);
+    await runs.enqueue([payout('c-1')], { runId: 'creds' });
+
+    const stored = JSON.stringify(await queue.getJob(payoutJobId('c-1')));
+
+    expect(stored).toContain('c-1');
+    expect(stored).not.toContain(API_KEY);
+    expect(stored).not.toContain(ACCESS_TOKEN);
+  });
+
+  it('ends each payout sent, refused or unknown, once each, and pauses on 429 without using up an attempt', async () => {
+    const plan: ProviderPlan = (requestId, seenBefore) => {
+      if (requestId === 'o-refused') return { kind: 'refused', status: 422 };
+      if (requestId === 'o-reset') return { kind: 'reset' };
+      if (requestId === 'o-500') return { kind: 'failed', status: 500 };
+      if (requestId === 'o-429' && seenBefore === 0) return { kind: 'throttled', status: 429, retryAfterSeconds: 1 };
+      return { kind: 'created' };
+    };
+    const started = await start(plan);
+    const ids = ['o-created', 'o-refused', 'o-reset', 'o-500', 'o-429'];
+
+    await started.runs.enqueue(
+      ids.map((id) => payout(id)),
+      { runId: 'outcomes' },
+    );
+    const done = await untilDone(started, 'outcomes');
+
+    expect(done.counts).toEqual({ queued: 0, sending: 0, retrying: 0, sent: 2, refused: 1, unknown: 2, total: 5 });
+    expect([...provider!.processedCounts()].sort()).toEqual(ids.map((id) => [id, 1]).sort());
+    expect(provider!.requests.filter((request) => request.requestId === 'o-429').map((r) => r.reply)).toEqual([
+      'throttled',
+      'created',
+    ]);
+    const [throttled, created] = await Promise.all(
+      ['o-429', 'o-created'].map((id) => started.queue.getJob(payoutJobId(id))),
+    );
+    // Started twice, yet no attempt used up beyond the one of a payout sent at once.
+    expect(throttled!.attemptsStarted).toBe(2);
+    expect(throttled!.attemptsMade).toBeLessThanOrEqual(created!.attemptsMade);
+    const { results } = started;
+    expect(results.sent.map((result) => [result.requestId, result.reply?.status, result.attempt]).sort()).toEqual([
+      ['o-429', 201, 2],
+      ['o-created', 201, 1],
+    ]);
+    expect(results.refused).toMatchObject([
+      {
+        requestId: 'o-refused',
+        outcome: 'refused',
+        runId: 'outcomes',
+        error: { name: 'PayoutsApiError', status: 422 },
+      },
+    ]);
+    expect(results.unknown.map((result) => [result.requestId, result.error?.name]).sort()).toEqual([
+      ['o-500', 'PayoutsApiError'],
+      ['o-reset', 'PayoutOutcomeUnknownError'],
+    ]);
+    expect(results.completed).toEqual([{ account: 'default', runId: 'outcomes', counts: done.counts }]);
+    expect(started.logger.lines.join('\n')).not.toContain(API_KEY);
+  });
+
+  it('retries a payout that surely was not sent, and refuses it after the last attempt', async () => {
+    const started = await start(await refusingBaseUrl());
+
+    await started.runs.enqueue([payout('n-1')], { runId: 'no-connection' });
+    const done = await untilDone(started, 'no-connection');
+
+    expect(done.counts).toMatchObject({ refused: 1, unknown: 0, total: 1 });
+    expect(started.results.refused).toMatchObject([
+      { requestId: 'n-1', attempt: 3, error: { name: 'PayoutsNetworkError' } },
+    ]);
+  });
+
+  it('runs a throwing sent handler again without sending the payout again', async () => {
+    const started = await start(() => ({ kind: 'created' }));
+    started.results.failSent = 2;
+
+    await started.runs.enqueue([payout('h-1')], { runId: 'handlers' });
+    await eventually(async () => (started.results.sent.length > 0 ? true : undefined), 15_000, 'the handler succeeds');
+
+    expect(started.results.sent).toMatchObject([{ requestId: 'h-1', outcome: 'sent' }]);
+    expect(provider!.requests.map((request) => request.requestId)).toEqual(['h-1']);
+  });
+
+  it('resolves an unknown outcome: absent sends it once more under the same request_id, sent runs the sent handlers once', async () => {
+    const plan: ProviderPlan = (requestId, seenBefore) => (seenBefore === 0 ? { kind: 'reset' } : { kind: 'created' });
+    const started = await start(plan);
+    await started.runs.enqueue([payout('u-absent'), payout('u-sent')], { runId: 'resolve' });
+    await untilDone(started, 'resolve');
+
+    const listed = await started.runs.listUnknown();
+    expect(listed.total).toBe(2);
+    expect(listed.payouts.map((item) => [item.requestId, item.runId, item.attempt, item.error?.code]).sort()).toEqual([
+      ['u-absent', 'resolve', 1, 'ECONNRESET'],
+      ['u-sent', 'resolve', 1, 'ECONNRESET'],
+    ]);
+
+    expect(await started.runs.resolveUnknown('u-absent', 'absent', { by: 'ops@example.com' })).toBe('resolved');
+    expect(
+      await started.runs.resolveUnknown('u-sent', 'sent', { by: 'ops@example.com', note: 'seen in the portal' }),
+    ).toBe('resolved');
+    await eventually(async () => (started.results.sent.length === 2 ? true : undefined), 15_000, 'both sent');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    expect(provider!.requests.map((request) => request.requestId).sort()).toEqual(['u-absent', 'u-absent', 'u-sent']);
+    const sent = [...started.results.sent].sort((a, b) => a.requestId.localeCompare(b.requestId));
+    expect(sent).toMatchObject([
+      {
+        requestId: 'u-absent',
+        reply: { status: 201 },
+        attempt: 2,
+        resolution: { decision: 'absent', by: 'ops@example.com' },
+      },
+      {
+        requestId: 'u-sent',
+        attempt: 1,
+        resolution: { decision: 'sent', by: 'ops@example.com', note: 'seen in the portal' },
+      },
+    ]);
+    expect(sent[1]!.reply).toBeUndefined();
+    expect(await started.runs.listUnknown()).toEqual({ total: 0, payouts: [] });
+    expect((await started.runs.progress('resolve'))!.counts).toMatchObject({ sent: 2, unknown: 0 });
+    expect(await started.runs.resolveUnknown('u-sent', 'absent')).toBe('not-unknown');
+    expect(await started.runs.resolveUnknown('nobody', 'sent')).toBe('not-found');
+    expect(started.logger.messages('log').filter((line) => line.includes('resolved as'))).toEqual([
+      'Payout u-absent of run resolve resolved as absent by "ops@example.com"; it is sent once more under the same request_id',
+      'Payout u-sent of run resolve resolved as sent by "ops@example.com": "seen in the portal"; the sent handlers run',
+    ]);
+  });
+});
