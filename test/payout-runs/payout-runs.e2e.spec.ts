@@ -179,7 +179,7 @@ describeWithRedis('payout runs in one app', () => {
   });
 
   it('resolves an unknown outcome: absent sends it once more under the same request_id, sent runs the sent handlers once', async () => {
-    const plan: ProviderPlan = (requestId, seenBefore) => (seenBefore === 0 ? { kind: 'reset' } : { kind: 'created' });
+    const plan: ProviderPlan = (_requestId, seenBefore) => (seenBefore === 0 ? { kind: 'reset' } : { kind: 'created' });
     const started = await start(plan);
     await started.runs.enqueue([payout('u-absent'), payout('u-sent')], { runId: 'resolve' });
     await untilDone(started, 'resolve');
