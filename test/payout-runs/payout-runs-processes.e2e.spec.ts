@@ -1,38 +1,36 @@
 import { fileURLToPath } from 'node:url';
-import { Queue } from 'bullmq';
+import { type ConnectionOptions, Queue } from 'bullmq';
+import { Cluster } from 'ioredis';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { payoutJobId, payoutRunsQueueName } from 'nestjs-payouts/payout-runs';
 import { NodeServerProcess } from '../node-server-process.js';
 import { eventually } from '../support/eventually.js';
 import { MockPayoutsProvider, type ProviderPlan } from '../support/mock-payouts-provider.js';
 import { describeWithRedis } from '../support/redis-suite.js';
+import { RedisCluster } from '../support/redis-cluster.js';
 import { RedisServer } from '../support/redis-server.js';
 import { payout, type RunsApp, startRunsApp } from './payout-runs-test-app.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const APP = fileURLToPath(new URL('./payout-runs-worker-app.mjs', import.meta.url));
-const PAYOUTS = 2000;
-/** Payouts per second, shared by the two workers. */
-const LIMIT = 200;
 const CONCURRENCY = 10;
 const LOCK_MS = 2000;
-const PREFIX = 'runs-processes';
 
 /** Every 97th a reset after the body was read; every 151st refused; a few throttled once with Retry-After: 1. */
 const idAt = (index: number) => `rp-${String(index).padStart(5, '0')}`;
 const RESET = new Set(
-  Array.from({ length: PAYOUTS }, (_, index) => index)
+  Array.from({ length: 2000 }, (_, index) => index)
     .filter((i) => i % 97 === 5)
     .map(idAt),
 );
 const REFUSED = new Set(
-  Array.from({ length: PAYOUTS }, (_, index) => index)
+  Array.from({ length: 2000 }, (_, index) => index)
     .filter((i) => i % 151 === 3)
     .map(idAt),
 );
 const THROTTLED = new Map<string, 429 | 503>([
   [idAt(101), 429],
-  [idAt(702), 503],
+  [idAt(202), 503],
   [idAt(1303), 429],
   [idAt(1804), 503],
 ]);
@@ -44,111 +42,167 @@ const plan: ProviderPlan = (requestId, seenBefore) => {
   return { kind: 'created' };
 };
 
-describeWithRedis('a payout run of 2,000 over two worker processes, one killed mid-run', () => {
-  let redis: RedisServer;
-  let provider: MockPayoutsProvider;
-  let web: RunsApp;
-  let queue: Queue;
-  const workers: NodeServerProcess[] = [];
+/** Where the queue lives: a single redis-server, or a three-node cluster, with how the test and the workers reach it. */
+interface Topology {
+  readonly connection: () => ConnectionOptions;
+  readonly workerArgs: string[];
+  readonly prefix: string;
+  close(): Promise<void>;
+}
 
-  beforeAll(async () => {
-    redis = await RedisServer.start();
-    provider = await MockPayoutsProvider.start(plan);
-    queue = new Queue(payoutRunsQueueName(), { connection: { host: '127.0.0.1', port: redis.port }, prefix: PREFIX });
-  });
-  afterAll(async () => {
-    await queue?.close();
-    await provider?.close();
-    await redis?.close();
-  });
-  afterEach(async () => {
-    await Promise.all(workers.splice(0).map((worker) => worker.kill()));
-    await web?.app.close();
-  });
+/** The scenario of acceptance 1, sized by `payouts` and `limit` (payouts per second, shared by the two workers). */
+function killedWorkerScenario(name: string, setup: () => Promise<Topology>, payouts: number, limit: number): void {
+  describeWithRedis(name, () => {
+    let topology: Topology;
+    let provider: MockPayoutsProvider;
+    let web: RunsApp;
+    let queue: Queue;
+    const workers: NodeServerProcess[] = [];
 
-  const startWorker = async () => {
-    const args = [
-      APP,
-      `--base-url=${provider.baseUrl}`,
-      `--prefix=${PREFIX}`,
-      `--redis-port=${redis.port}`,
-      `--max=${LIMIT}`,
-      `--concurrency=${CONCURRENCY}`,
-      `--lock-ms=${LOCK_MS}`,
-    ];
-    const started = await NodeServerProcess.start(args, { cwd: ROOT, ready: /^ready$/, timeoutMs: 20_000 });
-    workers.push(started.process);
-    return started.process;
-  };
-  const lines = (pattern: RegExp) => workers.flatMap((worker) => worker.linesMatching(pattern));
-
-  it('sends each request_id at most once, ends every payout sent, refused or unknown, within the limit', async () => {
-    // A web-only instance enqueues; the two workers send.
-    web = await startRunsApp(provider.baseUrl, {
-      connection: { host: '127.0.0.1', port: redis.port },
-      prefix: PREFIX,
-      rateLimit: { max: LIMIT, durationMs: 1000 },
-      worker: false,
+    beforeAll(async () => {
+      topology = await setup();
+      provider = await MockPayoutsProvider.start(plan);
+      queue = new Queue(payoutRunsQueueName(), { connection: topology.connection(), prefix: topology.prefix });
+    }, 60_000);
+    afterAll(async () => {
+      await queue?.close();
+      await provider?.close();
+      await topology?.close();
     });
-    const [killed] = await Promise.all([startWorker(), startWorker()]);
-    const items = Array.from({ length: PAYOUTS }, (_, index) => payout(idAt(index)));
+    afterEach(async () => {
+      await Promise.all(workers.splice(0).map((worker) => worker.kill()));
+      await web?.app.close();
+    });
 
-    const enqueued = await web.runs.enqueue(items, { runId: 'two-thousand' });
-    expect(enqueued).toMatchObject({ queued: PAYOUTS, alreadyQueued: 0, refused: 0 });
-    await eventually(async () => (provider.requests.length >= 600 ? true : undefined), 30_000, '600 requests');
-    await killed!.kill();
-    const done = await eventually(
-      async () => {
-        const progress = await web.runs.progress('two-thousand');
-        return progress?.completedAt ? progress : undefined;
+    const startWorker = async () => {
+      const args = [
+        APP,
+        `--base-url=${provider.baseUrl}`,
+        `--prefix=${topology.prefix}`,
+        ...topology.workerArgs,
+        `--max=${limit}`,
+        `--concurrency=${CONCURRENCY}`,
+        `--lock-ms=${LOCK_MS}`,
+      ];
+      const started = await NodeServerProcess.start(args, { cwd: ROOT, ready: /^ready$/, timeoutMs: 20_000 });
+      workers.push(started.process);
+      return started.process;
+    };
+    const lines = (pattern: RegExp) => workers.flatMap((worker) => worker.linesMatching(pattern));
+
+    it(`sends each of ${payouts} request_ids at most once, ends every payout sent, refused or unknown, within the limit`, async () => {
+      // A web-only instance enqueues; the two workers send.
+      web = await startRunsApp(provider.baseUrl, {
+        connection: topology.connection(),
+        prefix: topology.prefix,
+        rateLimit: { max: limit, durationMs: 1000 },
+        worker: false,
+      });
+      const [killed] = await Promise.all([startWorker(), startWorker()]);
+      const items = Array.from({ length: payouts }, (_, index) => payout(idAt(index)));
+
+      const enqueued = await web.runs.enqueue(items, { runId: 'two-thousand' });
+      expect(enqueued).toMatchObject({ queued: payouts, alreadyQueued: 0, refused: 0 });
+      await eventually(
+        async () => (provider.requests.length >= payouts * 0.3 ? true : undefined),
+        30_000,
+        'a third sent',
+      );
+      await killed!.kill();
+      const done = await eventually(
+        async () => {
+          const progress = await web.runs.progress('two-thousand');
+          return progress?.completedAt ? progress : undefined;
+        },
+        45_000,
+        'the run completes',
+      );
+
+      // Never twice: 429 and 503 were not processed, so only they may come again.
+      const processed = provider.processedCounts();
+      expect([...processed].filter(([, count]) => count > 1)).toEqual([]);
+      const { counts } = done;
+      expect(counts.queued + counts.sending + counts.retrying).toBe(0);
+      expect(counts.sent + counts.refused + counts.unknown).toBe(payouts);
+      expect(counts.total).toBe(payouts);
+
+      // Unknown: the resets, and the payouts the killed worker had begun to send.
+      const { payouts: unknown, total } = await web.runs.listUnknown({ limit: payouts });
+      expect(total).toBe(counts.unknown);
+      const interrupted = unknown.filter((item) => item.error?.name === 'Interrupted').map((item) => item.requestId);
+      const reset = unknown.filter((item) => item.error?.name !== 'Interrupted');
+      const resets = [...RESET].filter((id) => Number(id.slice(3)) < payouts);
+      const refusals = [...REFUSED].filter((id) => Number(id.slice(3)) < payouts);
+      expect(reset.every((item) => RESET.has(item.requestId) && item.error?.name === 'PayoutOutcomeUnknownError')).toBe(
+        true,
+      );
+      expect(new Set([...reset.map((item) => item.requestId), ...interrupted])).toEqual(
+        new Set([...resets, ...interrupted]),
+      );
+      expect(interrupted.length).toBeLessThanOrEqual(CONCURRENCY);
+      expect(counts.refused).toBe(refusals.filter((id) => !interrupted.includes(id)).length);
+      expect(counts.unknown).toBe(new Set([...resets, ...interrupted]).size);
+
+      // Within the limit: no sliding second holds more than 1.2 × the limit.
+      expect(provider.busiestWindow(1000)).toBeLessThanOrEqual(limit * 1.2);
+
+      // Throttled once, then sent, with no attempt used up by the pause.
+      for (const id of THROTTLED.keys()) {
+        if (interrupted.includes(id) || Number(id.slice(3)) >= payouts) continue;
+        expect(provider.requests.filter((request) => request.requestId === id).map((request) => request.reply)).toEqual(
+          ['throttled', 'created'],
+        );
+        expect((await queue.getJob(payoutJobId(id)))!.attemptsMade).toBeLessThanOrEqual(1);
+      }
+
+      // The survivor runs the handlers of the payouts whose outcome the killed worker stored, once their locks expire.
+      const survivor = workers.find((worker) => worker !== killed)!;
+      const handled = () => new Set(lines(/^(sent|refused|unknown) /).map((line) => line.split(' ')[1]));
+      await eventually(async () => (handled().size === payouts ? true : undefined), LOCK_MS * 5, 'every handler ran');
+      expect(
+        survivor.linesMatching(/^completed two-thousand$/).length + killed!.linesMatching(/^completed /).length,
+      ).toBe(1);
+      expect(lines(/^error /).filter((line) => !line.includes('failed for good'))).toEqual([]);
+    }, 120_000);
+  });
+}
+
+killedWorkerScenario(
+  'a payout run of 2,000 over two worker processes, one killed mid-run',
+  async () => {
+    const redis = await RedisServer.start();
+    return {
+      connection: () => ({ host: '127.0.0.1', port: redis.port }),
+      workerArgs: [`--redis-port=${redis.port}`],
+      prefix: 'runs-processes',
+      close: () => redis.close(),
+    };
+  },
+  2000,
+  200,
+);
+
+killedWorkerScenario(
+  'a payout run of 300 on a three-node Redis Cluster, over two worker processes, one killed mid-run',
+  async () => {
+    const cluster = await RedisCluster.start();
+    const nodes = cluster.nodes.map((node) => ({ host: '127.0.0.1', port: node.port }));
+    const clients: Cluster[] = [];
+    return {
+      connection: () => {
+        const client = new Cluster(nodes, { redisOptions: { maxRetriesPerRequest: null } });
+        clients.push(client);
+        return client;
       },
-      45_000,
-      'the run completes',
-    );
-
-    // Never twice: 429 and 503 were not processed, so only they may come again.
-    const processed = provider.processedCounts();
-    expect([...processed].filter(([, count]) => count > 1)).toEqual([]);
-    const { counts } = done;
-    expect(counts.queued + counts.sending + counts.retrying).toBe(0);
-    expect(counts.sent + counts.refused + counts.unknown).toBe(PAYOUTS);
-    expect(counts.total).toBe(PAYOUTS);
-
-    // Unknown: the resets, and the payouts the killed worker had begun to send.
-    const { payouts: unknown, total } = await web.runs.listUnknown({ limit: PAYOUTS });
-    expect(total).toBe(counts.unknown);
-    const interrupted = unknown.filter((item) => item.error?.name === 'Interrupted').map((item) => item.requestId);
-    const reset = unknown.filter((item) => item.error?.name !== 'Interrupted');
-    expect(reset.every((item) => RESET.has(item.requestId) && item.error?.name === 'PayoutOutcomeUnknownError')).toBe(
-      true,
-    );
-    expect(new Set([...reset.map((item) => item.requestId), ...interrupted])).toEqual(
-      new Set([...RESET, ...interrupted]),
-    );
-    expect(interrupted.length).toBeLessThanOrEqual(CONCURRENCY);
-    expect(counts.refused).toBe([...REFUSED].filter((id) => !interrupted.includes(id)).length);
-    expect(counts.unknown).toBe(new Set([...RESET, ...interrupted]).size);
-
-    // Within the limit: no sliding second holds more than 1.2 × the limit.
-    expect(provider.busiestWindow(1000)).toBeLessThanOrEqual(LIMIT * 1.2);
-
-    // Throttled once, then sent, with no attempt used up by the pause.
-    for (const id of THROTTLED.keys()) {
-      if (interrupted.includes(id)) continue;
-      expect(provider.requests.filter((request) => request.requestId === id).map((request) => request.reply)).toEqual([
-        'throttled',
-        'created',
-      ]);
-      expect((await queue.getJob(payoutJobId(id)))!.attemptsMade).toBeLessThanOrEqual(1);
-    }
-
-    // The survivor runs the handlers of the payouts whose outcome the killed worker stored, once their locks expire.
-    const survivor = workers.find((worker) => worker !== killed)!;
-    const handled = () => new Set(lines(/^(sent|refused|unknown) /).map((line) => line.split(' ')[1]));
-    await eventually(async () => (handled().size === PAYOUTS ? true : undefined), LOCK_MS * 5, 'every handler ran');
-    expect(
-      survivor.linesMatching(/^completed two-thousand$/).length + killed!.linesMatching(/^completed /).length,
-    ).toBe(1);
-    expect(lines(/^error /).filter((line) => !line.includes('failed for good'))).toEqual([]);
-  }, 120_000);
-});
+      workerArgs: [`--cluster-ports=${cluster.nodes.map((node) => node.port).join(',')}`],
+      // BullMQ's keys of one queue, and the run's, must share a hash slot.
+      prefix: '{runs-cluster}',
+      close: async () => {
+        clients.forEach((client) => client.disconnect());
+        await cluster.close();
+      },
+    };
+  },
+  300,
+  100,
+);
