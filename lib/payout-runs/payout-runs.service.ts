@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Logger, type LoggerService, type OnApplicationShutdown } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { printable } from '../common/printable.js';
 import { withDeadline } from '../common/with-deadline.js';
@@ -70,7 +70,6 @@ const RUN_ID = /^[\w.-]{1,100}$/;
  * run's progress, and decide on the payouts whose outcome is unknown. Inject it with `@InjectPayoutRuns()`.
  */
 export class PayoutRunsService implements OnApplicationShutdown {
-  private readonly logger = new Logger('PayoutRuns');
   /** The account's BullMQ queue, also what `getPayoutRunsQueueToken()` injects (Bull Board, metrics). */
   readonly queue: Queue;
   /** @internal The state of every payout, beside the queue. */
@@ -79,6 +78,7 @@ export class PayoutRunsService implements OnApplicationShutdown {
   constructor(
     private readonly config: PayoutRunsConfig,
     readonly account: string,
+    private readonly logger: LoggerService = new Logger('PayoutRuns'),
   ) {
     this.queue = new bullmq.Queue(payoutRunsQueueName(account), {
       connection: config.connection,

@@ -139,7 +139,7 @@ export class PayoutStateStore {
       decision,
       JSON.stringify(resolution),
       Date.now(),
-      this.windowMs,
+      '',
       requestId,
     ])) as 'resolved' | 'missing' | PayoutState;
   }

@@ -67,7 +67,10 @@ end
 return {'settled', to}
 `;
 
-/** A person's decision on an unknown outcome: `sent` (final) or `absent` (queued again, to send once more). */
+/**
+ * A person's decision on an unknown outcome: `sent` (final) or `absent` (queued again, to send once more). The record
+ * keeps its expiry, renewed when the payout settles again.
+ */
 export const RESOLVE = `
 local state = redis.call('HGET', KEYS[1], 'state')
 if not state then return 'missing' end
@@ -79,6 +82,5 @@ redis.call('HINCRBY', KEYS[2], 'unknown', -1)
 redis.call('HINCRBY', KEYS[2], to, 1)
 redis.call('HSET', KEYS[1], 'state', to, 'resolution', ARGV[2], 'since', ARGV[3], 'handled', '[]')
 redis.call('HDEL', KEYS[1], 'completes')
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return 'resolved'
 `;
