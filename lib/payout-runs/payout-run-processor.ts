@@ -71,10 +71,14 @@ export function createPayoutRunProcessor(deps: PayoutRunProcessorDeps): (job: Pa
       await deps.store.settle(requestId, runId, '*', 'unknown', { error: INTERRUPTED });
       deps.logger.warn(`${subject(data)}: its worker stopped while sending; parked as unknown, not sent again`);
     } else if (begun.step === 'send') {
-      const settled = await send(deps, job, data, token);
+      const settled = await send(deps, job, data, token, begun);
       if (settled === 'lost') return 'lost';
+      // Just stored: what the handlers need is known without reading it back.
+      return runHandlers(deps, data, settled);
     }
-    return runHandlers(deps, data);
+    const record = await deps.store.read(requestId);
+    if (!record) return 'missing';
+    return runHandlers(deps, data, record);
   };
 }
 
@@ -84,7 +88,8 @@ async function send(
   job: PayoutJob,
   data: PayoutJobData,
   token: string,
-): Promise<'settled' | 'lost'> {
+  begun: { attempt: number; resolution: string | undefined },
+): Promise<PayoutRecord | 'lost'> {
   const { request, runId } = data;
   const requestId = request.request_id;
   let outcome: { state: 'sent' | 'refused' | 'unknown' | 'retrying'; stored: StoredOutcome };
@@ -105,7 +110,19 @@ async function send(
     );
     return 'lost';
   }
-  if (outcome.state !== 'retrying' || verdict === undefined) return 'settled';
+  if (outcome.state !== 'retrying' || verdict === undefined) {
+    return {
+      requestId,
+      runId,
+      state: outcome.state,
+      attempt: begun.attempt,
+      outcome: JSON.stringify(outcome.stored),
+      handled: [],
+      completesRun: settled === 'completed',
+      resolution: begun.resolution,
+      since: Date.now(),
+    };
+  }
   if (verdict.kind === 'throttled') {
     const pauseMs = Math.min(verdict.retryAfterMs ?? deps.config.backoffMs, MAX_PAUSE_MS);
     deps.logger.warn(`${subject(data)}: HTTP ${verdict.error.status}; the account's queue pauses for ${pauseMs} ms`);
@@ -137,9 +154,11 @@ function stateAfter(
 }
 
 /** Runs the handlers of the stored outcome that have not yet succeeded, then those of the run's end. */
-async function runHandlers(deps: PayoutRunProcessorDeps, data: PayoutJobData): Promise<PayoutJobResult> {
-  const record = await deps.store.read(data.request.request_id);
-  if (!record) return 'missing';
+async function runHandlers(
+  deps: PayoutRunProcessorDeps,
+  data: PayoutJobData,
+  record: PayoutRecord,
+): Promise<PayoutJobResult> {
   if (record.state !== 'sent' && record.state !== 'refused' && record.state !== 'unknown') {
     return 'missing';
   }
@@ -159,8 +178,9 @@ async function runHandlers(deps: PayoutRunProcessorDeps, data: PayoutJobData): P
   const outcomes = await Promise.allSettled(pending.map(async (call) => call.run()));
   const succeeded = pending.filter((_, index) => outcomes[index]!.status === 'fulfilled').map((call) => call.name);
   const failed = pending.filter((_, index) => outcomes[index]!.status === 'rejected');
-  if (succeeded.length > 0) await deps.store.markHandled(record.requestId, [...record.handled, ...succeeded]);
+  // Kept only for a job that runs again: a handler that succeeded is then not run again.
   if (failed.length === 0) return record.state;
+  if (succeeded.length > 0) await deps.store.markHandled(record.requestId, [...record.handled, ...succeeded]);
   outcomes.forEach((outcome, index) => {
     if (outcome.status === 'rejected') {
       deps.logger.warn(`${pending[index]!.name} failed on ${subject(data)}: ${stackOf(outcome.reason)}`);

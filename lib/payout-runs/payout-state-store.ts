@@ -91,15 +91,19 @@ export class PayoutStateStore {
     runId: string,
     token: string,
     takeOver: boolean,
-  ): Promise<{ step: 'send'; attempt: number } | { step: 'missing' | 'interrupted' } | { step: 'settled' }> {
-    const [step, attempt] = (await this.run('payoutRunsBegin', [
+  ): Promise<
+    | { step: 'send'; attempt: number; resolution: string | undefined }
+    | { step: 'missing' | 'interrupted' }
+    | { step: 'settled' }
+  > {
+    const [step, attempt, resolution] = (await this.run('payoutRunsBegin', [
       this.payoutKeyOf(requestId),
       this.runKeyOf(runId),
       token,
       Date.now(),
       takeOver ? '1' : '0',
-    ])) as [string, string | undefined];
-    if (step === 'send') return { step, attempt: Number(attempt) };
+    ])) as [string, string | undefined, string | undefined];
+    if (step === 'send') return { step, attempt: Number(attempt), resolution: resolution || undefined };
     return { step: step as 'missing' | 'interrupted' | 'settled' };
   }
 

@@ -23,7 +23,8 @@ return {'queued', 'queued', ARGV[2]}
 /**
  * Writes the "sending" marker before a request leaves: only from queued or retrying. A marker already there means a
  * worker began to send and no outcome was recorded (it died, or lost its lock): `interrupted`, unless ARGV[3] is '1'
- * (the provider dedupes `request_id`), which sends again under the same id.
+ * (the provider dedupes `request_id`), which sends again under the same id. Says which request this is, and a person's
+ * decision that led to it.
  */
 export const BEGIN = `
 local state = redis.call('HGET', KEYS[1], 'state')
@@ -35,7 +36,7 @@ if state == 'queued' or state == 'retrying' or (state == 'sending' and ARGV[3] =
     redis.call('HINCRBY', KEYS[2], state, -1)
     redis.call('HINCRBY', KEYS[2], 'sending', 1)
   end
-  return {'send', tostring(attempt)}
+  return {'send', tostring(attempt), redis.call('HGET', KEYS[1], 'resolution') or ''}
 end
 if state == 'sending' then return {'interrupted'} end
 return {'settled', state}
