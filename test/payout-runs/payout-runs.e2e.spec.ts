@@ -1,13 +1,24 @@
+import { Injectable, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { PayoutRequestConflictError, PayoutValidationError } from 'nestjs-payouts';
-import { payoutJobId, payoutRunsQueueName } from 'nestjs-payouts/payout-runs';
+import { PayoutRequestConflictError, PayoutsModule, PayoutValidationError } from 'nestjs-payouts';
+import {
+  getPayoutRunsQueueToken,
+  getPayoutRunsToken,
+  OnPayoutSent,
+  payoutJobId,
+  type PayoutRunResult,
+  PayoutRunsModule,
+  type PayoutRunsService,
+  payoutRunsQueueName,
+} from 'nestjs-payouts/payout-runs';
 import { refusingBaseUrl } from '../payouts/payouts-api-stub.js';
 import { eventually } from '../support/eventually.js';
 import { MockPayoutsProvider, type ProviderPlan } from '../support/mock-payouts-provider.js';
 import { describeWithRedis } from '../support/redis-suite.js';
 import { RedisServer } from '../support/redis-server.js';
-import { ACCESS_TOKEN, API_KEY, payout, type RunsApp, startRunsApp } from './payout-runs-test-app.js';
+import { ACCESS_TOKEN, API_KEY, payout, RecordedResults, type RunsApp, startRunsApp } from './payout-runs-test-app.js';
 
 describeWithRedis('payout runs in one app', () => {
   let redis: RedisServer;
@@ -222,5 +233,104 @@ describeWithRedis('payout runs in one app', () => {
       'Payout u-absent of run resolve resolved as absent by "ops@example.com"; it is sent once more under the same request_id',
       'Payout u-sent of run resolve resolved as sent by "ops@example.com": "seen in the portal"; the sent handlers run',
     ]);
+  });
+});
+
+describeWithRedis('payout runs of several accounts', () => {
+  let redis: RedisServer;
+  let provider: MockPayoutsProvider;
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+    provider = await MockPayoutsProvider.start(() => ({ kind: 'created' }), { minLatencyMs: 1, maxLatencyMs: 5 });
+  });
+  afterAll(async () => {
+    await provider?.close();
+    await redis?.close();
+  });
+
+  @Injectable()
+  class EuResults {
+    readonly sent: PayoutRunResult[] = [];
+
+    @OnPayoutSent({ account: 'eu' })
+    onSent(result: PayoutRunResult): void {
+      this.sent.push(result);
+    }
+  }
+
+  const registration = (name?: string) =>
+    PayoutsModule.forRoot({
+      ...(name !== undefined && { name }),
+      baseUrl: provider.baseUrl,
+      apiKey: API_KEY,
+      accessToken: ACCESS_TOKEN,
+      notifications: false,
+    });
+
+  it('keeps one queue per account, and gives each handler the accounts it names', async () => {
+    const connection = { host: '127.0.0.1', port: redis.port };
+    @Module({
+      imports: [
+        registration(),
+        registration('eu'),
+        PayoutRunsModule.forRoot({ connection, rateLimit: false, prefix: 'accounts' }),
+        PayoutRunsModule.forRoot({
+          account: 'eu',
+          connection,
+          rateLimit: { max: 20, durationMs: 1000 },
+          prefix: 'accounts',
+        }),
+      ],
+      providers: [RecordedResults, EuResults],
+    })
+    class AccountsModule {}
+    const app = await NestFactory.createApplicationContext(AccountsModule, { logger: false });
+    try {
+      const main = app.get<PayoutRunsService>(getPayoutRunsToken());
+      const eu = app.get<PayoutRunsService>(getPayoutRunsToken('eu'));
+      // The same request_id in two accounts: two payouts, one per account.
+      await main.enqueue([payout('acc-1')], { runId: 'main-run' });
+      await eu.enqueue([payout('acc-1'), payout('acc-2')], { runId: 'eu-run' });
+      const results = app.get(RecordedResults);
+      const euResults = app.get(EuResults);
+      await eventually(
+        async () => (results.sent.length === 3 && euResults.sent.length === 2 ? true : undefined),
+        15_000,
+        'all sent',
+      );
+
+      expect(main.queue.name).toBe('payout-runs');
+      expect(eu.queue.name).toBe('payout-runs-eu');
+      expect(app.get(getPayoutRunsQueueToken('eu'))).toBe(eu.queue);
+      expect(results.sent.map((result) => [result.account, result.requestId]).sort()).toEqual([
+        ['default', 'acc-1'],
+        ['eu', 'acc-1'],
+        ['eu', 'acc-2'],
+      ]);
+      expect(euResults.sent.every((result) => result.account === 'eu')).toBe(true);
+      expect((await eu.progress('eu-run'))!.counts).toMatchObject({ sent: 2, total: 2 });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('fails the bootstrap when the account names no PayoutsModule registration', async () => {
+    @Module({
+      imports: [
+        registration(),
+        PayoutRunsModule.forRoot({
+          account: 'ke',
+          connection: { host: '127.0.0.1', port: redis.port },
+          rateLimit: false,
+        }),
+      ],
+    })
+    class MissingAccountModule {}
+
+    await expect(
+      NestFactory.createApplicationContext(MissingAccountModule, { logger: false, abortOnError: false }),
+    ).rejects.toThrow(
+      `PayoutRunsModule option "account" is invalid: expected the name of a PayoutsModule registration of the app, but there is none named 'ke'.`,
+    );
   });
 });
