@@ -206,3 +206,66 @@ killedWorkerScenario(
   300,
   100,
 );
+
+describeWithRedis('a payout worker shut down with SIGTERM mid-run', () => {
+  let redis: RedisServer;
+  let provider: MockPayoutsProvider;
+  let web: RunsApp | undefined;
+  const workers: NodeServerProcess[] = [];
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+    provider = await MockPayoutsProvider.start(() => ({ kind: 'created' }), { minLatencyMs: 400, maxLatencyMs: 500 });
+  });
+  afterAll(async () => {
+    await Promise.all(workers.map((worker) => worker.kill()));
+    await web?.app.close();
+    await provider?.close();
+    await redis?.close();
+  });
+
+  const startWorker = async () => {
+    const args = [APP, `--base-url=${provider.baseUrl}`, '--prefix=runs-shutdown', `--redis-port=${redis.port}`];
+    const started = await NodeServerProcess.start([...args, '--concurrency=5'], {
+      cwd: ROOT,
+      ready: /^ready$/,
+      timeoutMs: 20_000,
+    });
+    workers.push(started.process);
+    return started.process;
+  };
+
+  it('lets the payouts being sent finish, parks none, and leaves the rest to the next worker', async () => {
+    web = await startRunsApp(provider.baseUrl, {
+      connection: { host: '127.0.0.1', port: redis.port },
+      prefix: 'runs-shutdown',
+      rateLimit: false,
+      worker: false,
+    });
+    const first = await startWorker();
+    await web.runs.enqueue(
+      Array.from({ length: 30 }, (_, index) => payout(`sd-${index}`)),
+      { runId: 'shutdown' },
+    );
+    await eventually(async () => (provider.requests.length > 0 ? true : undefined), 15_000, 'a request');
+    process.kill(first.pid, 'SIGTERM');
+    const exit = await first.waitForExit(20_000);
+    const inFlight = new Set(provider.requests.map((request) => request.requestId));
+
+    expect(exit.signal ?? exit.code).toBe('SIGTERM');
+    expect(new Set(first.linesMatching(/^sent /).map((line) => line.slice('sent '.length)))).toEqual(inFlight);
+    expect((await web.runs.progress('shutdown'))!.counts).toMatchObject({ sending: 0, unknown: 0 });
+
+    await startWorker();
+    const done = await eventually(
+      async () => {
+        const progress = await web!.runs.progress('shutdown');
+        return progress?.completedAt ? progress : undefined;
+      },
+      30_000,
+      'the run completes',
+    );
+    expect(done.counts).toMatchObject({ sent: 30, unknown: 0, total: 30 });
+    expect([...provider.processedCounts().values()].every((count) => count === 1)).toBe(true);
+    expect(provider.processedCounts().size).toBe(30);
+  }, 60_000);
+});
