@@ -314,6 +314,51 @@ describeWithRedis('payout runs of several accounts', () => {
     }
   });
 
+  it('reads the options from a factory with forRootAsync, the account given up front', async () => {
+    const connection = { host: '127.0.0.1', port: redis.port };
+    const CONFIG = 'RUNS_CONFIG';
+    @Module({ providers: [{ provide: CONFIG, useValue: { prefix: 'async' } }], exports: [CONFIG] })
+    class ConfigModule {}
+    @Module({
+      imports: [
+        registration('eu'),
+        PayoutRunsModule.forRootAsync({
+          account: 'eu',
+          imports: [ConfigModule],
+          inject: [CONFIG],
+          useFactory: (config: { prefix: string }) => ({ connection, prefix: config.prefix, rateLimit: false }),
+        }),
+      ],
+      providers: [EuResults],
+    })
+    class AsyncModule {}
+    @Module({
+      imports: [
+        registration('eu'),
+        PayoutRunsModule.forRootAsync({
+          account: 'eu',
+          useFactory: () => ({ account: 'eu', connection, rateLimit: false }) as never,
+        }),
+      ],
+    })
+    class AccountInFactoryModule {}
+
+    const app = await NestFactory.createApplicationContext(AsyncModule, { logger: false });
+    try {
+      const eu = app.get<PayoutRunsService>(getPayoutRunsToken('eu'));
+      await eu.enqueue([payout('async-1')], { runId: 'async' });
+      await eventually(async () => (app.get(EuResults).sent.length === 1 ? true : undefined), 15_000, 'sent');
+      expect(eu.queue.qualifiedName).toBe('async:payout-runs-eu');
+    } finally {
+      await app.close();
+    }
+    await expect(
+      NestFactory.createApplicationContext(AccountInFactoryModule, { logger: false, abortOnError: false }),
+    ).rejects.toThrow(
+      'PayoutRunsModule option "account" is invalid: expected the account given to forRootAsync(), not by its factory.',
+    );
+  });
+
   it('fails the bootstrap when the account names no PayoutsModule registration', async () => {
     @Module({
       imports: [
