@@ -178,6 +178,22 @@ describeWithRedis('payout runs in one app', () => {
     ]);
   });
 
+  it('sends an unknown outcome again under the same request_id only with providerDedupesRequestId', async () => {
+    const plan: ProviderPlan = (_requestId, seenBefore) => (seenBefore === 0 ? { kind: 'reset' } : { kind: 'created' });
+    const started = await start(plan, true, { providerDedupesRequestId: true });
+
+    await started.runs.enqueue([payout('d-1')], { runId: 'dedupes' });
+    const done = await untilDone(started, 'dedupes');
+
+    expect(done.counts).toMatchObject({ sent: 1, unknown: 0, total: 1 });
+    expect(provider!.requests.map((request) => [request.requestId, request.reply])).toEqual([
+      ['d-1', 'reset'],
+      ['d-1', 'created'],
+    ]);
+    expect(started.results.sent).toMatchObject([{ requestId: 'd-1', attempt: 2 }]);
+    expect(started.results.unknown).toEqual([]);
+  });
+
   it('runs a throwing sent handler again without sending the payout again', async () => {
     const started = await start(() => ({ kind: 'created' }));
     started.results.failSent = 2;
