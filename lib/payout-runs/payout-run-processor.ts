@@ -30,8 +30,9 @@ export interface PayoutJob {
 /** What a completed job keeps as its return value: the payout's state when the job ended. */
 export type PayoutJobResult = PayoutRunOutcome | 'missing' | 'lost';
 
-/** The longest pause a `Retry-After` may ask of the account's queue. */
+/** The longest pause a `Retry-After` may ask of the account's queue, and the shortest (`Retry-After: 0`). */
 const MAX_PAUSE_MS = 10 * 60_000;
+const MIN_PAUSE_MS = 100;
 
 /** What is stored as a payout's outcome. */
 interface StoredOutcome {
@@ -124,7 +125,7 @@ async function send(
     };
   }
   if (verdict.kind === 'throttled') {
-    const pauseMs = Math.min(verdict.retryAfterMs ?? deps.config.backoffMs, MAX_PAUSE_MS);
+    const pauseMs = Math.min(Math.max(verdict.retryAfterMs ?? deps.config.backoffMs, MIN_PAUSE_MS), MAX_PAUSE_MS);
     deps.logger.warn(`${subject(data)}: HTTP ${verdict.error.status}; the account's queue pauses for ${pauseMs} ms`);
     await deps.queue.rateLimit(pauseMs);
     // Back to the waiting jobs without using up an attempt: the provider did not process it.

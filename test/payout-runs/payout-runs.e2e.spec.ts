@@ -122,10 +122,11 @@ describeWithRedis('payout runs in one app', () => {
       if (requestId === 'o-reset') return { kind: 'reset' };
       if (requestId === 'o-500') return { kind: 'failed', status: 500 };
       if (requestId === 'o-429' && seenBefore === 0) return { kind: 'throttled', status: 429, retryAfterSeconds: 1 };
+      if (requestId === 'o-503' && seenBefore === 0) return { kind: 'throttled', status: 503, retryAfterSeconds: 0 };
       return { kind: 'created' };
     };
     const started = await start(plan);
-    const ids = ['o-created', 'o-refused', 'o-reset', 'o-500', 'o-429'];
+    const ids = ['o-created', 'o-refused', 'o-reset', 'o-500', 'o-429', 'o-503'];
 
     await started.runs.enqueue(
       ids.map((id) => payout(id)),
@@ -133,21 +134,25 @@ describeWithRedis('payout runs in one app', () => {
     );
     const done = await untilDone(started, 'outcomes');
 
-    expect(done.counts).toEqual({ queued: 0, sending: 0, retrying: 0, sent: 2, refused: 1, unknown: 2, total: 5 });
+    expect(done.counts).toEqual({ queued: 0, sending: 0, retrying: 0, sent: 3, refused: 1, unknown: 2, total: 6 });
     expect([...provider!.processedCounts()].sort()).toEqual(ids.map((id) => [id, 1]).sort());
     expect(provider!.requests.filter((request) => request.requestId === 'o-429').map((r) => r.reply)).toEqual([
       'throttled',
       'created',
     ]);
-    const [throttled, created] = await Promise.all(
-      ['o-429', 'o-created'].map((id) => started.queue.getJob(payoutJobId(id))),
+    const [created, ...throttled] = await Promise.all(
+      ['o-created', 'o-429', 'o-503'].map((id) => started.queue.getJob(payoutJobId(id))),
     );
-    // Started twice, yet no attempt used up beyond the one of a payout sent at once.
-    expect(throttled!.attemptsStarted).toBe(2);
-    expect(throttled!.attemptsMade).toBeLessThanOrEqual(created!.attemptsMade);
+    for (const job of throttled) {
+      // Started twice, yet no attempt used up beyond the one of a payout sent at once.
+      expect(job!.attemptsStarted).toBe(2);
+      expect(job!.attemptsMade).toBeLessThanOrEqual(created!.attemptsMade);
+    }
+    expect(started.logger.messages('warn').filter((line) => line.includes('failed'))).toEqual([]);
     const { results } = started;
     expect(results.sent.map((result) => [result.requestId, result.reply?.status, result.attempt]).sort()).toEqual([
       ['o-429', 201, 2],
+      ['o-503', 201, 2],
       ['o-created', 201, 1],
     ]);
     expect(results.refused).toMatchObject([
