@@ -1,6 +1,7 @@
 import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { PayoutRequestConflictError, PayoutsModule, PayoutValidationError } from 'nestjs-payouts';
 import {
@@ -103,6 +104,26 @@ describeWithRedis('payout runs in one app', () => {
       unknown: 0,
       total: 3,
     });
+  });
+
+  it('keeps no credential in Redis, in what handlers receive or in the log, even when the provider echoes them', async () => {
+    const echo = { error: 'invalid', echoed: `${API_KEY} Bearer ${ACCESS_TOKEN}` };
+    const started = await start(() => ({ kind: 'refused', status: 400, body: echo }));
+
+    await started.runs.enqueue([payout('k-1')], { runId: 'echo' });
+    await untilDone(started, 'echo');
+
+    const client = new Redis({ host: '127.0.0.1', port: redis.port });
+    const keys = await client.keys('*');
+    const stored = await Promise.all(
+      keys.map(async (key) => ((await client.type(key)) === 'hash' ? JSON.stringify(await client.hgetall(key)) : key)),
+    );
+    client.disconnect();
+    const everything = [...stored, JSON.stringify(started.results.refused), ...started.logger.lines].join('\n');
+    expect(everything).toContain('k-1');
+    expect(everything).toContain('[redacted]');
+    expect(everything).not.toContain(API_KEY);
+    expect(everything).not.toContain(ACCESS_TOKEN);
   });
 
   it('keeps no credential in the job data', async () => {

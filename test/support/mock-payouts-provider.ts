@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
  */
 export type ProviderReply =
   | { kind: 'created' }
-  | { kind: 'refused'; status: number }
+  | { kind: 'refused'; status: number; body?: object }
   | { kind: 'throttled'; status: 429 | 503; retryAfterSeconds: number }
   | { kind: 'failed'; status: number }
   | { kind: 'reset' };
@@ -110,7 +110,7 @@ export class MockPayoutsProvider {
       case 'created':
         return json(201, { id: `po_${requestId}`, status: 'pending' });
       case 'refused':
-        return json(reply.status, { error: 'invalid_beneficiary' });
+        return json(reply.status, reply.body ?? { error: 'invalid_beneficiary' });
       case 'throttled':
         return json(reply.status, { error: 'slow_down' }, { 'retry-after': String(reply.retryAfterSeconds) });
       case 'failed':
