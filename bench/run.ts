@@ -4,6 +4,7 @@ import { stopAllChildren } from './child-processes.js';
 import { measureColdStart } from './phases/cold-start.phase.js';
 import { measureDedupeMemory } from './phases/dedupe-memory.phase.js';
 import { measureNotificationRoute } from './phases/notification-route.phase.js';
+import { measurePayoutRuns } from './phases/payout-runs.phase.js';
 import { measurePayoutsClient } from './phases/payouts-client.phase.js';
 import { measureQueueDelay } from './phases/queue-delay.phase.js';
 import { measureRedisMemory } from './phases/redis-memory.phase.js';
@@ -12,7 +13,16 @@ import { FULL_SETTINGS, QUICK_SETTINGS } from './settings.js';
 
 const quick = process.argv.includes('--quick');
 const SETTINGS = quick ? QUICK_SETTINGS : FULL_SETTINGS;
-const PHASES = ['route', 'queue-delay', 'payouts', 'telemetry', 'dedupe', 'redis-memory', 'cold-start'] as const;
+const PHASES = [
+  'route',
+  'queue-delay',
+  'payouts',
+  'payout-runs',
+  'telemetry',
+  'dedupe',
+  'redis-memory',
+  'cold-start',
+] as const;
 type Phase = (typeof PHASES)[number];
 /** `--phase=route` (repeatable) runs only the phases named; every phase runs by default. */
 const chosen = process.argv.filter((arg) => arg.startsWith('--phase=')).map((arg) => arg.slice('--phase='.length));
@@ -57,6 +67,7 @@ try {
   const route = runs('route') ? await measureNotificationRoute(SETTINGS) : { failures: 0 };
   if (runs('queue-delay')) await measureQueueDelay(SETTINGS);
   if (runs('payouts')) await measurePayoutsClient(SETTINGS);
+  if (runs('payout-runs')) await measurePayoutRuns(SETTINGS);
   const telemetry = runs('telemetry') ? await measureTelemetry(SETTINGS) : { failures: 0 };
   if (runs('dedupe')) await measureDedupeMemory(SETTINGS.dedupeCheckpoints);
   if (runs('redis-memory')) await measureRedisMemory(SETTINGS.dedupeCheckpoints);

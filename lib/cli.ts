@@ -8,6 +8,7 @@ Commands:
   simulate    Deliver a payment-method notification to your endpoint like the payouts service does
   mock-api    Run a mock of the payouts API for your app to call (POST /payouts)
   queue       List and replay the notifications queue mode could not handle (needs bullmq)
+  payout-runs Follow payout runs and resolve the payouts of unknown outcome (needs bullmq)
 
 Run "nestjs-payouts <command> --help" for its options.`;
 
@@ -31,6 +32,19 @@ async function runQueueCommand(args: string[]): Promise<number> {
   return command.runQueueCommand(args, output, process.env);
 }
 
+/** Loaded only when asked for; its entry point names what to install when bullmq (or ioredis) is missing. */
+async function runPayoutRunsCommand(args: string[]): Promise<number> {
+  let command: typeof import('./payout-runs/cli/payout-runs-command.js');
+  try {
+    command = await import('./payout-runs/cli/payout-runs-command.js');
+  } catch (error) {
+    if (!(error instanceof Error) || !error.message.startsWith('nestjs-payouts/payout-runs needs')) throw error;
+    output.err(`Error: ${error.message}`);
+    return EXIT_USAGE;
+  }
+  return command.runPayoutRunsCommand(args, output, process.env);
+}
+
 const [command, ...args] = process.argv.slice(2);
 if (command === 'simulate') {
   process.exitCode = await runSimulateCommand(args, output);
@@ -38,6 +52,8 @@ if (command === 'simulate') {
   process.exitCode = await runMockApiCommand(args, output, process.env);
 } else if (command === 'queue') {
   process.exitCode = await runQueueCommand(args);
+} else if (command === 'payout-runs') {
+  process.exitCode = await runPayoutRunsCommand(args);
 } else if (command === '--help' || command === '-h' || command === 'help') {
   output.out(USAGE);
 } else {

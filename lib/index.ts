@@ -124,3 +124,4 @@ export { NotificationHandlerScopeError } from './errors/notification-handler-sco
 export { RedisDedupeStoreError, type RedisDedupeStoreOperation } from './errors/redis-dedupe-store.error.js';
 export { NotificationEnqueueError } from './errors/notification-enqueue.error.js';
 export { NotificationHandlersError } from './errors/notification-handlers.error.js';
+export { PayoutRequestConflictError } from './errors/payout-request-conflict.error.js';

@@ -1,9 +1,11 @@
-import { Module } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { PayoutsModule } from 'nestjs-payouts';
+import { PayoutRunsModule } from 'nestjs-payouts/payout-runs';
 import { payoutsQueue } from 'nestjs-payouts/queue';
 import { PaymentMethodsListener } from './payment-methods.listener.js';
 import { SavedCardsStore } from './saved-cards.store.js';
+import { SellerPayoutRun } from './seller-payout-run.js';
 import { WalletPayoutsService } from './wallet-payouts.service.js';
 
 @Module({
@@ -36,4 +38,20 @@ import { WalletPayoutsService } from './wallet-payouts.service.js';
   ],
   providers: [SavedCardsStore, PaymentMethodsListener, WalletPayoutsService],
 })
-export class AppModule {}
+export class AppModule {
+  /** The app with payout runs on the Redis at `redisUrl`, imported after its PayoutsModule. */
+  static withPayoutRuns(redisUrl: string): DynamicModule {
+    const { hostname, port } = new URL(redisUrl);
+    return {
+      module: AppModule,
+      imports: [
+        PayoutRunsModule.forRoot({
+          connection: { host: hostname, port: Number(port || 6379) },
+          // What the provider allows; the mock allows anything, a real one says so in its documentation.
+          rateLimit: { max: 100, durationMs: 1000 },
+        }),
+      ],
+      providers: [SellerPayoutRun],
+    };
+  }
+}

@@ -17,6 +17,7 @@ import { AppModule } from './app.module.js';
 import { findRedisServer, type SampleRedis, startSampleRedis } from './sample-redis.js';
 import { SampleLogger } from './sample-logger.js';
 import { SavedCardsStore } from './saved-cards.store.js';
+import { SellerPayoutRun } from './seller-payout-run.js';
 import { WalletPayoutsService } from './wallet-payouts.service.js';
 
 /** The sender's 5-minute interval, shortened so that a failing step fails in seconds. */
@@ -89,7 +90,8 @@ async function main(): Promise<void> {
 
   const app = await step('Start the Nest app', async () => {
     const httpAdapter = adapter === 'fastify' ? new FastifyAdapter() : new ExpressAdapter();
-    const nest = await NestFactory.create(AppModule, httpAdapter, { logger: new SampleLogger(values.serve) });
+    const module = redis ? AppModule.withPayoutRuns(redis.url) : AppModule;
+    const nest = await NestFactory.create(module, httpAdapter, { logger: new SampleLogger(values.serve) });
     nest.enableShutdownHooks();
     // The notification route sits under the global prefix, like every route of the app.
     if (prefix) nest.setGlobalPrefix(prefix);
@@ -147,7 +149,10 @@ async function startRedis(): Promise<SampleRedis> {
     throw new Error('queue mode needs redis-server on the PATH (on Debian: apt-get install redis-server)');
   const redis = await startSampleRedis(executable);
   process.env.PAYOUTS_REDIS_URL = redis.url;
-  print(`   redis-server at ${redis.url}, persistence off: notifications are stored there, then handled by a worker.`);
+  print(
+    `   redis-server at ${redis.url}, persistence off: notifications are stored there, then handled by a worker; ` +
+      'payout runs queue their payouts there.',
+  );
   return redis;
 }
 
@@ -187,6 +192,8 @@ async function runSteps(
     }
   });
 
+  if (queued) await step('Pay 50 sellers in one payout run (nestjs-payouts/payout-runs)', () => payoutRun(app, mock));
+
   const added = paymentMethodAddedNotification();
   await step('Deliver PAYMENT_METHOD_ADDED through the simulator', async () => {
     const report = await deliverToApp(`${route}?token=${secret}`, added);
@@ -219,6 +226,27 @@ async function runSteps(
     check(savedCards.cardsOf(added.shopper.id).length === 0, 'a handler ran for a notification with a wrong token');
     print("   Refused, and no handler ran. The real sender would alert the merchant's technical contact now.");
   });
+}
+
+/** 50 payouts queued at once, sent by the worker within the limit, each once; the same run again adds nothing. */
+async function payoutRun(app: INestApplication, mock: MockPayoutsApi | undefined): Promise<void> {
+  const run = app.get(SellerPayoutRun);
+  const before = mock?.calls.length ?? 0;
+  const enqueued = await run.payAll('sellers-2030-05', 50);
+  print(`   Queued ${enqueued.queued} payouts in run ${enqueued.runId}; the worker sends them, 100 a second at most.`);
+  const deadline = Date.now() + 20_000;
+  while (run.summary === undefined || run.paid.size < 50) {
+    if (Date.now() >= deadline) throw new Error(`only ${run.paid.size} of 50 payouts were sent within 20 s`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const again = await run.payAll('sellers-2030-05', 50);
+  check(again.alreadyQueued === 50 && again.queued === 0, 'enqueueing the run again added payouts');
+  print('   The sent handler saw all 50; enqueueing the run again added nothing (one job per request_id).');
+  if (mock) {
+    const sent = mock.calls.length - before;
+    check(sent === 50, `the mock API received ${sent} payouts of the run, expected 50`);
+    print('   The mock API received each payout once.');
+  }
 }
 
 async function deliverToApp(

@@ -1,5 +1,6 @@
 import { optionKeys, unknownKey } from '../common/known-option-keys.js';
 import { isTimerDelay, timerDelayExpected } from '../common/timer-delay.js';
+import { isWholeNumber } from '../common/whole-number.js';
 import { PayoutsCallOptionsError } from '../errors/payouts-call-options.error.js';
 import type { PayoutsCallTarget } from '../errors/payouts-call-target.js';
 import type { PayoutsCallOperation } from '../interfaces/payouts-instrumentation.interface.js';
@@ -23,6 +24,8 @@ export interface PayoutsApiCall {
   /** GET, HEAD and OPTIONS change nothing, so one whose reply was lost may be sent again. */
   readonly safe: boolean;
   readonly timeoutMs: number;
+  /** Retries allowed for what surely was not processed (and a 429/503): the module's, or the call's own. */
+  readonly maxRetries: number;
   readonly signal: AbortSignal | undefined;
   /** The module's and the call's extra headers, names in lowercase. */
   readonly headers: Readonly<Record<string, string>>;
@@ -39,7 +42,7 @@ const METHODS: ReadonlySet<string> = new Set<PayoutsApiMethod>([
 ]);
 const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-const CALL_OPTION_KEYS = optionKeys<PayoutsCallOptions>()('timeoutMs', 'signal', 'headers');
+const CALL_OPTION_KEYS = optionKeys<PayoutsCallOptions>()('timeoutMs', 'maxRetries', 'signal', 'headers');
 const REQUEST_KEYS = optionKeys<PayoutsApiRequest>()(
   'method',
   'path',
@@ -48,6 +51,7 @@ const REQUEST_KEYS = optionKeys<PayoutsApiRequest>()(
   'body',
   'requestId',
   'timeoutMs',
+  'maxRetries',
   'signal',
   'headers',
 );
@@ -60,24 +64,33 @@ export function callSettings(
   config: PayoutsClientConfig,
   options: PayoutsCallOptions | undefined,
   known: readonly string[] = CALL_OPTION_KEYS,
-): Pick<PayoutsApiCall, 'timeoutMs' | 'signal' | 'headers'> {
+): Pick<PayoutsApiCall, 'timeoutMs' | 'maxRetries' | 'signal' | 'headers'> {
+  const { maxRetries: moduleMaxRetries } = config.retry;
   if (options === undefined) {
-    return { timeoutMs: config.timeoutMs, signal: undefined, headers: config.transport.headers };
+    return {
+      timeoutMs: config.timeoutMs,
+      maxRetries: moduleMaxRetries,
+      signal: undefined,
+      headers: config.transport.headers,
+    };
   }
   if (typeof options !== 'object' || options === null) {
     throw new PayoutsCallOptionsError('options', 'an object of call options');
   }
   const unknown = unknownKey(options, known);
   if (unknown) throw new PayoutsCallOptionsError(unknown.key, unknown.expected);
-  const { timeoutMs = config.timeoutMs, signal, headers } = options;
+  const { timeoutMs = config.timeoutMs, maxRetries = moduleMaxRetries, signal, headers } = options;
   if (!isTimerDelay(timeoutMs, 1)) throw new PayoutsCallOptionsError('timeoutMs', timerDelayExpected(1));
+  if (!isWholeNumber(maxRetries, 0)) {
+    throw new PayoutsCallOptionsError('maxRetries', 'a whole number of at least 0');
+  }
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     throw new PayoutsCallOptionsError('signal', 'an AbortSignal');
   }
-  if (headers === undefined) return { timeoutMs, signal, headers: config.transport.headers };
+  if (headers === undefined) return { timeoutMs, maxRetries, signal, headers: config.transport.headers };
   const checked = checkExtraHeaders(headers, 'headers');
   if ('option' in checked) throw new PayoutsCallOptionsError(checked.option, checked.expected);
-  return { timeoutMs, signal, headers: { ...config.transport.headers, ...checked.headers } };
+  return { timeoutMs, maxRetries, signal, headers: { ...config.transport.headers, ...checked.headers } };
 }
 
 /** A `request()` call: the method checked, the path filled in below the base URL, the body serialised. */

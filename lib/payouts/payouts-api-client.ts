@@ -84,7 +84,8 @@ export class PayoutsApiClient {
   /** Sends attempts until one succeeds, or the retry rules say the call has failed. */
   private async sendAttempts(sending: Sending, trace: PayoutsCallTrace): Promise<ApiSuccess> {
     const { call, target } = sending;
-    const { maxRetries, retryOnStatus } = this.config.retry;
+    const { retryOnStatus } = this.config.retry;
+    const { maxRetries } = call;
     let attempts = 0;
     let retries = 0;
     let rejectedToken: string | undefined;
@@ -237,9 +238,7 @@ export class PayoutsApiClient {
     retryAfter: string | undefined,
   ): Promise<void> {
     const delay = retryDelayMs(retry, this.config.retry, retryAfter);
-    this.logger.warn(
-      `${sending.subject}: ${reason}, retry ${retry + 1} of ${this.config.retry.maxRetries} in ${delay} ms`,
-    );
+    this.logger.warn(`${sending.subject}: ${reason}, retry ${retry + 1} of ${sending.call.maxRetries} in ${delay} ms`);
     try {
       await sleep(delay, undefined, { signal: sending.call.signal });
     } catch {

@@ -3,6 +3,11 @@ export interface PayoutsCallOptions {
   /** Replaces the module's `timeoutMs` for each attempt of this call, in milliseconds (1 to 2147483647). */
   timeoutMs?: number;
   /**
+   * Replaces the module's `retries.maxRetries` for this call: how often a request that surely was not processed (and
+   * a `429`/`503`) is sent again. `0` sends once and leaves every retry to the caller, as payout runs do.
+   */
+  maxRetries?: number;
+  /**
    * Aborts the call. Before anything is under way (or while waiting to retry a request that surely was not
    * processed) the call rejects with `PayoutsAbortedError`; while a request is under way, with
    * `PayoutOutcomeUnknownError` (`code: 'ABORTED'`), since it may have been processed.

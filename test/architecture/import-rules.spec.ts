@@ -24,6 +24,7 @@ describe('imports of lib/', () => {
     expect(layerOf('lib/payouts.module.ts')).toBe('wiring');
     expect(layerOf('lib/redis/index.ts')).toBe('add-on');
     expect(layerOf('lib/queue/index.ts')).toBe('add-on');
+    expect(layerOf('lib/payout-runs/index.ts')).toBe('add-on');
   });
 });
 
@@ -48,6 +49,11 @@ describe('the import rules', () => {
       { 'lib/payouts.module.ts': ['lib/redis/index.ts'] },
       'lib/payouts.module.ts -> lib/redis/index.ts: the core never imports an add-on',
     ],
+    [
+      { 'lib/payout-runs/a.ts': ['lib/queue/b.ts'] },
+      'lib/payout-runs/a.ts -> lib/queue/b.ts: add-ons never import each other',
+    ],
+    [{ 'lib/redis/a.ts': ['bullmq'] }, 'lib/redis/a.ts -> bullmq: only queue/ and payout-runs/ load bullmq'],
     [
       { 'lib/payouts/a.ts': ['@nestjs/core/injector/module.js'] },
       'lib/payouts/a.ts -> @nestjs/core/injector/module.js: deep import into Nest; use its root exports',

@@ -8,7 +8,9 @@ import type { ImportGraph } from './import-graph.js';
 export type Layer = 'leaf' | 'feature' | 'wiring' | 'add-on';
 
 const FEATURES = ['payouts', 'notifications', 'simulator'];
-const ADD_ONS = ['redis', 'queue', 'opentelemetry'];
+const ADD_ONS = ['redis', 'queue', 'payout-runs', 'opentelemetry'];
+/** The add-ons that may load BullMQ. */
+const BULLMQ_ADD_ONS = ['queue', 'payout-runs'];
 /** Packages that an add-on may need and the core must never load. */
 const OPTIONAL_PEERS = /^(ioredis|redis|bullmq|@opentelemetry\/.*)$/;
 /** The `nestjs-payouts` command, which is never imported. */
@@ -49,9 +51,14 @@ export function importRuleViolations(graph: ImportGraph): string[] {
 
 function violation(file: string, target: string): string | undefined {
   if (NEST_DEEP_IMPORT.test(target)) return 'deep import into Nest; use its root exports';
+  if (target === 'bullmq' && !BULLMQ_ADD_ONS.includes(featureOf(file)))
+    return 'only queue/ and payout-runs/ load bullmq';
   if (!target.startsWith('lib/')) return undefined;
   const from = layerOf(file);
   const to = layerOf(target);
+  if (from === 'add-on' && to === 'add-on' && featureOf(file) !== featureOf(target)) {
+    return 'add-ons never import each other';
+  }
   if (from === 'leaf' && to !== 'leaf') return 'a leaf imports only leaves';
   if (from === 'feature' && to === 'feature' && featureOf(file) !== featureOf(target)) {
     return 'features never import each other';

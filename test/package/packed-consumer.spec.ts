@@ -99,6 +99,23 @@ describe('the packed package in a consumer app without the optional add-ons', ()
     expect(run.stdout).toMatch(/^Cannot find (package|module) 'bullmq'/);
   });
 
+  it.each([
+    ['module', `await import('nestjs-payouts/payout-runs')`],
+    ['commonjs', `require('nestjs-payouts/payout-runs')`],
+  ] as const)(
+    'refuses nestjs-payouts/payout-runs by %s, naming bullmq, ioredis and the install command',
+    async (type, load) => {
+      const run = await runNodeProcess(
+        [`--input-type=${type}`, '-e', `try { ${load}; } catch (error) { console.log(error.message); }`],
+        { cwd: consumer, timeoutMs: 20_000 },
+      );
+      expect(run.stdout).toBe(
+        'nestjs-payouts/payout-runs needs the bullmq package (bullmq, and ioredis with bullmq 6): ' +
+          'npm install bullmq ioredis\n',
+      );
+    },
+  );
+
   it('runs the CLI without bullmq, whose queue command says what to install', async () => {
     const cli = join(consumer, 'node_modules', 'nestjs-payouts', 'dist', 'cli.js');
     const help = await runNodeProcess([cli, '--help'], { cwd: consumer, timeoutMs: 20_000 });

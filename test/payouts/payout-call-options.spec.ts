@@ -24,6 +24,29 @@ describe('createPayout per-call options', () => {
     expect(error).toMatchObject({ code: 'ETIMEDOUT', requestId: 'req_opt' });
   });
 
+  it('maxRetries replaces the module retries for this call: 0 sends a 503 once and leaves the retry to the caller', async () => {
+    testbed.stub.reply({ status: 503, headers: { 'retry-after': '0' } }, { status: 201, body: { id: 'po_1' } });
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl, { retries: { maxRetries: 3, baseDelayMs: 1 } });
+
+    const error = await rejection({ maxRetries: 0 });
+
+    expect(error).toMatchObject({ name: 'PayoutsApiError', status: 503, requestId: 'req_opt' });
+    expect(testbed.stub.requests).toHaveLength(1);
+    await expect(testbed.started.payouts.createPayout(walletPayoutRequest('req_opt'))).resolves.toMatchObject({
+      status: 201,
+    });
+  });
+
+  it.each([-1, 1.5, '2'])('refuses maxRetries %j, sending nothing', async (maxRetries) => {
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl);
+
+    const error = await rejection({ maxRetries } as unknown as PayoutsCallOptions);
+
+    expect(error).toBeInstanceOf(PayoutsCallOptionsError);
+    expect(error).toMatchObject({ option: 'maxRetries' });
+    expect(testbed.stub.requests).toHaveLength(0);
+  });
+
   it('sends extra headers over the module defaults, and never lets either touch the credentials', async () => {
     testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl, {
       headers: { 'X-Tenant': 'tenant-default', 'X-Channel': 'web', 'User-Agent': 'merchant-app/2.1' },

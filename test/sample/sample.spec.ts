@@ -47,7 +47,7 @@ describe('npm run sample', () => {
     server = undefined;
   });
 
-  it('runs in queue mode with --queue, on a redis-server of its own, handling each notification after its ack', async (context) => {
+  it('runs in queue mode with --queue, on a redis-server of its own, handling each notification after its ack and paying a run of 50', async (context) => {
     if (!findRedisServer()) {
       if (REQUIRE_REDIS) throw new Error('redis-server is not on the PATH');
       context.skip('redis-server is not on the PATH');
@@ -58,6 +58,10 @@ describe('npm run sample', () => {
     expect(run.code).toBe(0);
     expect(run.stdout.match(/^\d+\. .*$/gm)?.slice(0, 2)).toEqual(['1. Redis for queue mode', '2. Payouts API']);
     expect(run.stdout.match(/The worker ran the handler after the acknowledgement\./g)).toHaveLength(2);
+    expect(run.stdout).toContain('5. Pay 50 sellers in one payout run (nestjs-payouts/payout-runs)');
+    expect(run.stdout).toContain('   Queued 50 payouts in run sellers-2030-05');
+    expect(run.stdout).toContain('[SellerPayoutRun] run sellers-2030-05 completed: 50 sent, 0 refused, 0 unknown');
+    expect(run.stdout).toContain('   The mock API received each payout once.');
     expect(run.stdout).toContain('All steps passed.');
   });
 

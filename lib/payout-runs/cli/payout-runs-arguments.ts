@@ -1,0 +1,121 @@
+import { parseArgs } from 'node:util';
+import { isWholeNumber } from '../../common/whole-number.js';
+
+export const PAYOUT_RUNS_USAGE = `Usage: nestjs-payouts payout-runs <progress|unknown|resolve> [options]
+
+Follows payout runs and decides on the payouts whose outcome is unknown: a payout whose request
+may have reached the provider without a reply (5xx, timeout, connection lost, worker stopped while
+sending) is parked, never sent again by itself, until someone checks with the provider and resolves it.
+
+Commands:
+  progress --run <id>                 The counts of a run per state
+  unknown                             List the payouts whose outcome is unknown, oldest first
+  resolve --request-id <id> --as sent|absent [--by <who>] [--note <text>]
+                                      sent: the provider has it (the sent handlers run);
+                                      absent: it does not (sent once more, same request_id)
+
+Options:
+  --redis-url <url>       redis://[user:password@]host:port[/db], or rediss:// for TLS
+                          (default: the REDIS_URL environment variable, which keeps a password
+                          out of the process list)
+  --account <name>        The PayoutsModule registration's name (default: the unnamed one)
+  --prefix <prefix>       BullMQ's key prefix, when PayoutRunsModule was given one (default: bull)
+  --limit <n>             unknown: how many to list at most (default: 100)
+  --timeout-ms <n>        How long to wait for Redis (default: 5000)
+  -h, --help              Show this help
+
+Exit status: 0 on success, 1 when the run or the unknown payout is not found (or not unknown),
+2 for invalid options or when Redis cannot be reached.`;
+
+export type PayoutRunsInvocation = {
+  readonly url: string;
+  readonly account: string | undefined;
+  readonly prefix: string | undefined;
+  readonly limit: number;
+  readonly timeoutMs: number;
+} & (
+  | { readonly action: 'progress'; readonly runId: string }
+  | { readonly action: 'unknown' }
+  | {
+      readonly action: 'resolve';
+      readonly requestId: string;
+      readonly decision: 'sent' | 'absent';
+      readonly by: string | undefined;
+      readonly note: string | undefined;
+    }
+);
+
+class InvalidArgument extends Error {}
+
+/** The parsed command line, `'help'`, or the message of the first problem found. */
+export function parsePayoutRunsArguments(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): PayoutRunsInvocation | 'help' | { problem: string } {
+  try {
+    return parse(args, env);
+  } catch (error) {
+    if (error instanceof InvalidArgument || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
+      return { problem: (error as Error).message };
+    }
+    throw error;
+  }
+}
+
+function parse(args: string[], env: NodeJS.ProcessEnv): PayoutRunsInvocation | 'help' {
+  const { values, positionals } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: true,
+    options: {
+      'redis-url': { type: 'string' },
+      account: { type: 'string' },
+      prefix: { type: 'string' },
+      run: { type: 'string' },
+      'request-id': { type: 'string' },
+      as: { type: 'string' },
+      by: { type: 'string' },
+      note: { type: 'string' },
+      limit: { type: 'string' },
+      'timeout-ms': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) return 'help';
+  const [action, ...extra] = positionals;
+  if (action !== 'progress' && action !== 'unknown' && action !== 'resolve') {
+    throw new InvalidArgument(
+      action === undefined ? 'a command is required: progress, unknown or resolve' : 'unknown command; see --help',
+    );
+  }
+  if (extra.length > 0) throw new InvalidArgument('unexpected extra argument; see --help');
+  const url = values['redis-url'] ?? (env.REDIS_URL || undefined);
+  if (url === undefined) throw new InvalidArgument('--redis-url is required (or the REDIS_URL environment variable)');
+  // The value is not echoed: it may hold a password.
+  if (!URL.canParse(url) || !['redis:', 'rediss:'].includes(new URL(url).protocol)) {
+    throw new InvalidArgument('--redis-url must be a redis:// or rediss:// URL');
+  }
+  const common = {
+    url,
+    account: values.account,
+    prefix: values.prefix,
+    limit: wholeNumber('--limit', values.limit, 100),
+    timeoutMs: wholeNumber('--timeout-ms', values['timeout-ms'], 5000),
+  };
+  if (action === 'progress') {
+    if (values.run === undefined) throw new InvalidArgument('progress takes --run <id>');
+    return { ...common, action, runId: values.run };
+  }
+  if (action === 'unknown') return { ...common, action };
+  if (values['request-id'] === undefined) throw new InvalidArgument('resolve takes --request-id <id>');
+  if (values.as !== 'sent' && values.as !== 'absent')
+    throw new InvalidArgument('resolve takes --as sent or --as absent');
+  return { ...common, action, requestId: values['request-id'], decision: values.as, by: values.by, note: values.note };
+}
+
+function wholeNumber(option: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const number = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!isWholeNumber(number, 1)) throw new InvalidArgument(`${option} must be a whole number of at least 1`);
+  return number;
+}

@@ -1,0 +1,143 @@
+import { escapeControls } from '../../common/printable.js';
+import { withDeadline } from '../../common/with-deadline.js';
+import { PAYOUT_STATES } from '../payout-state-store.js';
+import { resolvePayoutRunsOptions } from '../payout-runs-options.js';
+import { PayoutRunsService } from '../payout-runs.service.js';
+import { parsePayoutRunsArguments, PAYOUT_RUNS_USAGE, type PayoutRunsInvocation } from './payout-runs-arguments.js';
+
+export const EXIT_OK = 0;
+export const EXIT_NOT_FOUND = 1;
+export const EXIT_USAGE = 2;
+
+export interface CommandOutput {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+/** Error messages are shown up to this length, on one line. */
+const SHOWN_CHARS = 200;
+
+class RedisUnreachable extends Error {}
+
+/** A logger that says nothing: the command prints its own lines. */
+const SILENT = { log() {}, error() {}, warn() {} };
+
+/** Runs `nestjs-payouts payout-runs …` and resolves with the process exit status. */
+export async function runPayoutRunsCommand(
+  args: string[],
+  output: CommandOutput,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
+  const parsed = parsePayoutRunsArguments(args, env);
+  if (parsed === 'help') {
+    output.out(PAYOUT_RUNS_USAGE);
+    return EXIT_OK;
+  }
+  if ('problem' in parsed) {
+    output.err(`Error: ${parsed.problem}`);
+    output.err('Run "nestjs-payouts payout-runs --help" for the options.');
+    return EXIT_USAGE;
+  }
+  const url = new URL(parsed.url);
+  output = redacted(output, url);
+  const where = `the payout runs of ${printed(parsed.account ?? 'the unnamed account')} at ${printed(url.host)}`;
+  const config = resolvePayoutRunsOptions({
+    // One connection attempt: a command that cannot reach Redis says so and ends, rather than retrying for ever.
+    connection: { url: parsed.url, connectTimeout: parsed.timeoutMs, retryStrategy: () => null },
+    ...(parsed.prefix !== undefined && { prefix: parsed.prefix }),
+    ...(parsed.account !== undefined && { account: parsed.account }),
+    rateLimit: false,
+    worker: false,
+  });
+  const runs = new PayoutRunsService(config, parsed.account ?? 'default', SILENT);
+  const errors: Error[] = [];
+  runs.queue.on('error', (error) => errors.push(error));
+  try {
+    return await withDeadline(
+      perform(runs, parsed, where, output),
+      parsed.timeoutMs,
+      () => new RedisUnreachable(errors[0]?.message ?? 'no reply'),
+    );
+  } catch (error) {
+    const reason = error instanceof RedisUnreachable ? error.message : (errors[0]?.message ?? String(error));
+    output.err(`Error: cannot reach Redis for ${where} (${printed(reason)}).`);
+    return EXIT_USAGE;
+  } finally {
+    await withDeadline(runs.queue.close(), 1000, () => new Error('timeout')).catch(() => runs.queue.disconnect());
+  }
+}
+
+async function perform(
+  runs: PayoutRunsService,
+  invocation: PayoutRunsInvocation,
+  where: string,
+  output: CommandOutput,
+): Promise<number> {
+  switch (invocation.action) {
+    case 'progress': {
+      const progress = await runs.progress(invocation.runId);
+      if (!progress) {
+        output.err(`Error: no run ${printed(invocation.runId)} in ${where}.`);
+        return EXIT_NOT_FOUND;
+      }
+      const { counts, completedAt } = progress;
+      output.out(
+        `Run ${printed(invocation.runId)}: ${counts.total} payouts, ` +
+          (completedAt ? `completed ${completedAt.toISOString()}` : 'in progress'),
+      );
+      for (const state of PAYOUT_STATES) output.out(`  ${state.padEnd(9)} ${counts[state]}`);
+      return EXIT_OK;
+    }
+    case 'unknown': {
+      const { total, payouts } = await runs.listUnknown({ limit: invocation.limit });
+      output.out(
+        `${total} payout${total === 1 ? '' : 's'} of unknown outcome in ${where}` +
+          (total > payouts.length ? `, the oldest ${payouts.length} shown` : ''),
+      );
+      for (const payout of payouts) {
+        const error = payout.error ? `${payout.error.name}: ${payout.error.message}`.replace(/\s+/g, ' ') : '';
+        output.out(
+          [
+            printed(payout.requestId),
+            `run ${printed(payout.runId)}`,
+            `${payout.attempt} request${payout.attempt === 1 ? '' : 's'}`,
+            `since ${payout.since.toISOString()}`,
+            escapeControls(error, SHOWN_CHARS),
+          ].join('  '),
+        );
+      }
+      return EXIT_OK;
+    }
+    case 'resolve': {
+      const { requestId, decision, by, note } = invocation;
+      const outcome = await runs.resolveUnknown(requestId, decision, {
+        ...(by !== undefined && { by }),
+        ...(note !== undefined && { note }),
+      });
+      if (outcome === 'resolved') {
+        const then = decision === 'absent' ? 'it is sent once more under the same request_id' : 'the sent handlers run';
+        output.out(`Resolved payout ${printed(requestId)} of ${where} as ${decision}: ${then}`);
+        return EXIT_OK;
+      }
+      const why = {
+        'not-found': 'there is no such payout',
+        'not-unknown': 'its outcome is not unknown',
+        busy: 'its result handlers are still being retried; try again shortly',
+      }[outcome];
+      output.err(`Error: payout ${printed(requestId)} of ${where} was not resolved: ${why}.`);
+      return EXIT_NOT_FOUND;
+    }
+  }
+}
+
+/** A value from outside, on one line of the terminal. */
+function printed(value: string): string {
+  return escapeControls(value, SHOWN_CHARS);
+}
+
+/** The URL's credentials never reach the output, whatever an error message echoes. */
+function redacted(output: CommandOutput, url: URL): CommandOutput {
+  const secrets = [url.password, decodeURIComponent(url.password), url.username].filter((value) => value.length >= 4);
+  const hide = (line: string) => secrets.reduce((shown, secret) => shown.split(secret).join('redacted'), line);
+  return { out: (line) => output.out(hide(line)), err: (line) => output.err(hide(line)) };
+}

@@ -1,0 +1,28 @@
+export { PayoutRunsModule, type PayoutRunsAsyncOptions } from './payout-runs.module.js';
+export type { PayoutRunsOptions, PayoutRunsRateLimit } from './payout-runs-options.js';
+export {
+  PayoutRunsService,
+  type PayoutEnqueueItem,
+  type PayoutEnqueueResult,
+  type PayoutResolveOutcome,
+  type PayoutRunProgress,
+  type UnknownPayout,
+} from './payout-runs.service.js';
+export { getPayoutRunsQueueToken, getPayoutRunsToken, InjectPayoutRuns } from './payout-runs.tokens.js';
+export { payoutRunsQueueName } from './payout-runs-queue-name.js';
+export { payoutJobId, type PayoutJobData } from './payout-job.js';
+export {
+  OnPayoutOutcomeUnknown,
+  OnPayoutRefused,
+  OnPayoutRunCompleted,
+  OnPayoutSent,
+  type PayoutRunHandlerOptions,
+} from './payout-run-handler.decorators.js';
+export type {
+  PayoutResolution,
+  PayoutRunCounts,
+  PayoutRunError,
+  PayoutRunOutcome,
+  PayoutRunResult,
+  PayoutRunSummary,
+} from './payout-run-results.js';

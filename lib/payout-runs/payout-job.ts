@@ -1,0 +1,48 @@
+import { createHash } from 'node:crypto';
+import type { CreatePayoutRequest } from '../index.js';
+
+/** What a job holds: the payout request as given, and its run. Never a credential. */
+export interface PayoutJobData {
+  readonly request: CreatePayoutRequest;
+  readonly runId: string;
+}
+
+/**
+ * The key of a `request_id` in the queue's Redis keys and the job's id: one per `request_id` per account (each account
+ * has its own queue). BullMQ refuses `:` and integer-like ids, and a `request_id` may hold anything, hence a hash.
+ */
+export function payoutKey(requestId: string): string {
+  return createHash('sha256').update(requestId).digest('hex');
+}
+
+export function payoutJobId(requestId: string): string {
+  return `payout-${payoutKey(requestId)}`;
+}
+
+/**
+ * A fingerprint of the body: the same payout written with its fields in another order has the same one, any other
+ * difference a different one.
+ */
+export function payoutFingerprint(request: CreatePayoutRequest): string {
+  return createHash('sha256').update(canonicalJson(request)).digest('hex');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, field]) => field !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, field]) => `${JSON.stringify(key)}:${canonicalJson(field)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** Job data as a worker reads it back: `undefined` when it is not what this version writes. */
+export function readPayoutJobData(data: unknown): PayoutJobData | undefined {
+  if (data === null || typeof data !== 'object') return undefined;
+  const { request, runId } = data as Record<string, unknown>;
+  if (request === null || typeof request !== 'object' || typeof runId !== 'string') return undefined;
+  if (typeof (request as { request_id?: unknown }).request_id !== 'string') return undefined;
+  return data as PayoutJobData;
+}

@@ -1,0 +1,221 @@
+import { randomUUID } from 'node:crypto';
+import type { LoggerService } from '@nestjs/common';
+import type { Queue } from 'bullmq';
+import { stackOf } from '../common/error-stack.js';
+import { printable } from '../common/printable.js';
+import type { PayoutsService } from '../index.js';
+import { bullmq } from './bullmq-runtime.js';
+import { INTERRUPTED, type PayoutAttemptVerdict, verdictOf } from './payout-attempt-verdict.js';
+import { type PayoutJobData, readPayoutJobData } from './payout-job.js';
+import type { PayoutRunEvent } from './payout-run-handler.decorators.js';
+import type { PayoutRunHandler } from './payout-run-handlers.explorer.js';
+import type {
+  PayoutResolution,
+  PayoutRunError,
+  PayoutRunOutcome,
+  PayoutRunResult,
+  PayoutRunSummary,
+} from './payout-run-results.js';
+import type { PayoutRunsConfig } from './payout-runs-options.js';
+import type { PayoutRecord, PayoutStateStore } from './payout-state-store.js';
+
+/** The part of a BullMQ job that the processor reads. */
+export interface PayoutJob {
+  readonly id?: string;
+  readonly data: unknown;
+  readonly attemptsMade: number;
+  readonly opts: { readonly attempts?: number };
+}
+
+/** What a completed job keeps as its return value: the payout's state when the job ended. */
+export type PayoutJobResult = PayoutRunOutcome | 'missing' | 'lost';
+
+/** The longest pause a `Retry-After` may ask of the account's queue, and the shortest (`Retry-After: 0`). */
+const MAX_PAUSE_MS = 10 * 60_000;
+const MIN_PAUSE_MS = 100;
+
+/** What is stored as a payout's outcome. */
+interface StoredOutcome {
+  readonly reply?: { readonly status: number; readonly body: Record<string, unknown> };
+  readonly error?: PayoutRunError;
+}
+
+export interface PayoutRunProcessorDeps {
+  readonly account: string;
+  readonly config: PayoutRunsConfig;
+  readonly queue: Queue;
+  readonly store: PayoutStateStore;
+  readonly payouts: PayoutsService;
+  readonly handlers: ReadonlyMap<PayoutRunEvent, readonly PayoutRunHandler[]>;
+  readonly logger: LoggerService;
+}
+
+/**
+ * Sends one payout of a run at most once: the "sending" marker is written before the request, the outcome after it;
+ * a job that finds a marker without an outcome (its worker died or lost its lock) parks the payout as unknown. Then the
+ * result handlers run; one that throws fails the job, which runs again for the handlers only, the outcome being
+ * stored already.
+ */
+export function createPayoutRunProcessor(deps: PayoutRunProcessorDeps): (job: PayoutJob) => Promise<PayoutJobResult> {
+  return async (job) => {
+    const data = readPayoutJobData(job.data);
+    if (!data) throw new bullmq.UnrecoverableError(`Job ${job.id} holds no payout this version can read; not retried`);
+    const { request, runId } = data;
+    const requestId = request.request_id;
+    const token = randomUUID();
+    const begun = await deps.store.begin(requestId, runId, token, deps.config.providerDedupesRequestId);
+    if (begun.step === 'missing') {
+      deps.logger.warn(`${subject(data)} has no record (expired or removed); not sent`);
+      return 'missing';
+    }
+    if (begun.step === 'interrupted') {
+      await deps.store.settle(requestId, runId, '*', 'unknown', { error: INTERRUPTED });
+      deps.logger.warn(`${subject(data)}: its worker stopped while sending; parked as unknown, not sent again`);
+    } else if (begun.step === 'send') {
+      const settled = await send(deps, job, data, token, begun);
+      if (settled === 'lost') return 'lost';
+      // Just stored: what the handlers need is known without reading it back.
+      return runHandlers(deps, data, settled);
+    }
+    const record = await deps.store.read(requestId);
+    if (!record) return 'missing';
+    return runHandlers(deps, data, record);
+  };
+}
+
+/** Sends the payout once and stores the outcome; throws to have BullMQ retry or pause. */
+async function send(
+  deps: PayoutRunProcessorDeps,
+  job: PayoutJob,
+  data: PayoutJobData,
+  token: string,
+  begun: { attempt: number; resolution: string | undefined },
+): Promise<PayoutRecord | 'lost'> {
+  const { request, runId } = data;
+  const requestId = request.request_id;
+  let outcome: { state: 'sent' | 'refused' | 'unknown' | 'retrying'; stored: StoredOutcome };
+  let verdict: PayoutAttemptVerdict | undefined;
+  try {
+    // The run's queue owns the retries: the client sends once.
+    const reply = await deps.payouts.createPayout(request, { maxRetries: 0 });
+    outcome = { state: 'sent', stored: { reply: { status: reply.status, body: reply.body } } };
+  } catch (error) {
+    verdict = verdictOf(error);
+    outcome = { state: stateAfter(verdict, job, deps.config), stored: { error: verdict.error } };
+  }
+  const settled = await deps.store.settle(requestId, runId, token, outcome.state, outcome.stored);
+  if (settled === 'lost') {
+    deps.logger.error(
+      `${subject(data)} ended ${outcome.state} after it was parked as unknown (this worker had lost its lock); ` +
+        'resolve it with that in mind',
+    );
+    return 'lost';
+  }
+  if (outcome.state !== 'retrying' || verdict === undefined) {
+    return {
+      requestId,
+      runId,
+      state: outcome.state,
+      attempt: begun.attempt,
+      outcome: JSON.stringify(outcome.stored),
+      handled: [],
+      completesRun: settled === 'completed',
+      resolution: begun.resolution,
+      since: Date.now(),
+    };
+  }
+  if (verdict.kind === 'throttled') {
+    const pauseMs = Math.min(Math.max(verdict.retryAfterMs ?? deps.config.backoffMs, MIN_PAUSE_MS), MAX_PAUSE_MS);
+    deps.logger.warn(`${subject(data)}: HTTP ${verdict.error.status}; the account's queue pauses for ${pauseMs} ms`);
+    await deps.queue.rateLimit(pauseMs);
+    // Back to the waiting jobs without using up an attempt: the provider did not process it.
+    throw bullmq.Worker.RateLimitError();
+  }
+  throw new Error(`${subject(data)} is retried: ${verdict.error.message}`);
+}
+
+/** Where a failed request leaves the payout. */
+function stateAfter(
+  verdict: PayoutAttemptVerdict,
+  job: PayoutJob,
+  config: PayoutRunsConfig,
+): 'refused' | 'unknown' | 'retrying' {
+  const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+  switch (verdict.kind) {
+    case 'refused':
+      return 'refused';
+    case 'throttled':
+      return 'retrying';
+    case 'not-sent':
+      // Surely never processed: after the last attempt, refused, since no payout exists.
+      return lastAttempt ? 'refused' : 'retrying';
+    case 'unknown':
+      return config.providerDedupesRequestId && !lastAttempt ? 'retrying' : 'unknown';
+  }
+}
+
+/** Runs the handlers of the stored outcome that have not yet succeeded, then those of the run's end. */
+async function runHandlers(
+  deps: PayoutRunProcessorDeps,
+  data: PayoutJobData,
+  record: PayoutRecord,
+): Promise<PayoutJobResult> {
+  if (record.state !== 'sent' && record.state !== 'refused' && record.state !== 'unknown') {
+    return 'missing';
+  }
+  const calls: { name: string; run: () => unknown }[] = [];
+  const result = resultOf(deps.account, data, record);
+  for (const handler of deps.handlers.get(record.state) ?? []) {
+    calls.push({ name: handler.name, run: () => handler.invoke(result) });
+  }
+  if (record.completesRun) {
+    const summary = await summaryOf(deps, record.runId);
+    for (const handler of deps.handlers.get('run-completed') ?? []) {
+      calls.push({ name: `run-completed:${handler.name}`, run: () => handler.invoke(summary) });
+    }
+  }
+  const pending = calls.filter((call) => !record.handled.includes(call.name));
+  if (pending.length === 0) return record.state;
+  const outcomes = await Promise.allSettled(pending.map(async (call) => call.run()));
+  const succeeded = pending.filter((_, index) => outcomes[index]!.status === 'fulfilled').map((call) => call.name);
+  const failed = pending.filter((_, index) => outcomes[index]!.status === 'rejected');
+  // Kept only for a job that runs again: a handler that succeeded is then not run again.
+  if (failed.length === 0) return record.state;
+  if (succeeded.length > 0) await deps.store.markHandled(record.requestId, [...record.handled, ...succeeded]);
+  outcomes.forEach((outcome, index) => {
+    if (outcome.status === 'rejected') {
+      deps.logger.warn(`${pending[index]!.name} failed on ${subject(data)}: ${stackOf(outcome.reason)}`);
+    }
+  });
+  throw new Error(
+    `Result handlers ${failed.map((call) => call.name).join(', ')} failed on ${subject(data)}; ` +
+      'they run again, the payout is not sent again',
+  );
+}
+
+function resultOf(account: string, data: PayoutJobData, record: PayoutRecord): PayoutRunResult {
+  const stored = record.outcome === undefined ? {} : (JSON.parse(record.outcome) as StoredOutcome);
+  const resolution = record.resolution === undefined ? undefined : (JSON.parse(record.resolution) as PayoutResolution);
+  return {
+    account,
+    runId: record.runId,
+    requestId: record.requestId,
+    request: data.request,
+    outcome: record.state as PayoutRunOutcome,
+    attempt: record.attempt,
+    ...(stored.reply !== undefined && record.state === 'sent' && { reply: stored.reply }),
+    ...(stored.error !== undefined && record.state !== 'sent' && { error: stored.error }),
+    ...(resolution !== undefined && { resolution }),
+  };
+}
+
+async function summaryOf(deps: PayoutRunProcessorDeps, runId: string): Promise<PayoutRunSummary> {
+  const progress = await deps.store.counts(runId);
+  const counts = progress?.counts ?? { queued: 0, sending: 0, retrying: 0, sent: 0, refused: 0, unknown: 0, total: 0 };
+  return { account: deps.account, runId, counts };
+}
+
+/** How log lines name a payout: its request_id and run, as printable text. */
+export function subject({ request, runId }: PayoutJobData): string {
+  return `Payout ${printable(request.request_id)} of run ${printable(runId)}`;
+}

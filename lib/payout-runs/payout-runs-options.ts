@@ -1,0 +1,183 @@
+import type { ConnectionOptions } from 'bullmq';
+import { optionKeys, rejectUnknownKeys } from '../common/known-option-keys.js';
+import { PayoutsConfigError } from '../index.js';
+
+/** At most how many payouts a run sends per window, across every worker of the account. */
+export interface PayoutRunsRateLimit {
+  /** Payouts per `durationMs`. */
+  max: number;
+  durationMs: number;
+  /**
+   * Split the window into this many smaller ones, each allowing its share, so that no sliding window of `durationMs`
+   * holds much more than `max` (a limiter counts per fixed window: two full windows can meet at a boundary). Default:
+   * as many as keep each at least one payout, up to 10, which keeps any sliding window within about 1.1 × `max`.
+   */
+  slices?: number;
+}
+
+/** The options of `PayoutRunsModule.forRoot()`. */
+export interface PayoutRunsOptions {
+  /** The `PayoutsModule` registration whose payouts these runs send: its `name`. Default: the unnamed one. */
+  account?: string;
+  /**
+   * How BullMQ reaches Redis: connection options such as `{ host, port, password, tls }` (on bullmq 6 the `ioredis`
+   * package must be installed), or a client of your own, such as an ioredis `Cluster`.
+   */
+  connection: ConnectionOptions;
+  /**
+   * BullMQ's key prefix: the keys are `<prefix>:payout-runs[-<account>]:…`. Default `'bull'`. On a Redis Cluster it
+   * must hold a hash tag, such as `'{payouts}'`, so that a queue's keys share a slot.
+   */
+  prefix?: string;
+  /** The provider's limit, shared by every worker of the account; `false` for none. */
+  rateLimit: PayoutRunsRateLimit | false;
+  /** Payouts a worker sends at once. Default `10`. */
+  concurrency?: number;
+  /**
+   * How long a `request_id` is remembered, so that enqueueing it again adds nothing (and a different body under it is
+   * refused). Default 30 days.
+   */
+  dedupeWindowMs?: number;
+  /**
+   * Attempts of a payout whose requests surely were not processed (no connection), the first included, before it is
+   * refused; also the runs of result handlers that throw. Default `5`.
+   */
+  attempts?: number;
+  /** The wait before the first such retry, doubled before each further one; also the pause after a `429` or `503`
+   * without `Retry-After`. Default `5000`. */
+  backoffMs?: number;
+  /** Run a worker here, which sends the payouts. `false` for an instance that only enqueues. Default `true`. */
+  worker?: boolean;
+  /**
+   * How long a worker holds a payout without renewing its lock (it renews it while sending); a payout whose worker died
+   * is taken up by another once its lock has expired, and parked as unknown if it had begun to send. Default `30000`.
+   */
+  lockDurationMs?: number;
+  /** How long shutdown waits for the payouts being sent before it lets the process go. Default `30000`. */
+  shutdownTimeoutMs?: number;
+  /**
+   * Set only for a provider that documents deduplicating `request_id`: an unknown outcome is then retried with the
+   * same `request_id`, within `attempts`, instead of parked. Default `false`.
+   */
+  providerDedupesRequestId?: boolean;
+}
+
+/** The options after validation, with every default filled in. */
+export interface PayoutRunsConfig {
+  readonly account: string | undefined;
+  readonly connection: ConnectionOptions;
+  readonly prefix: string;
+  /** The limiter BullMQ gets: a slice of the window. */
+  readonly limiter: { readonly max: number; readonly duration: number };
+  readonly rateLimited: boolean;
+  readonly concurrency: number;
+  readonly dedupeWindowMs: number;
+  readonly attempts: number;
+  readonly backoffMs: number;
+  readonly worker: boolean;
+  readonly lockDurationMs: number;
+  readonly shutdownTimeoutMs: number;
+  readonly providerDedupesRequestId: boolean;
+}
+
+/** Whose options these are, in the message of a `PayoutsConfigError`. */
+export const RUNS_OWNER = 'PayoutRunsModule';
+
+const MINUTE_MS = 60_000;
+const DAY_MS = 24 * 60 * MINUTE_MS;
+/** BullMQ's limiter needs a maximum for `rateLimit()` (a `429` pause) to hold; this one never binds. */
+const UNLIMITED = { max: 1_000_000_000, duration: 1000 };
+const OPTION_KEYS = optionKeys<PayoutRunsOptions>()(
+  'account',
+  'connection',
+  'prefix',
+  'rateLimit',
+  'concurrency',
+  'dedupeWindowMs',
+  'attempts',
+  'backoffMs',
+  'worker',
+  'lockDurationMs',
+  'shutdownTimeoutMs',
+  'providerDedupesRequestId',
+);
+const RATE_LIMIT_KEYS = optionKeys<PayoutRunsRateLimit>()('max', 'durationMs', 'slices');
+
+/** Checks the options at bootstrap, so a bad one stops it; never echoes a value. */
+export function resolvePayoutRunsOptions(options: PayoutRunsOptions): PayoutRunsConfig {
+  if (options === null || typeof options !== 'object') {
+    throw new PayoutsConfigError('options', 'an object with connection and rateLimit', RUNS_OWNER);
+  }
+  rejectUnknownKeys(options, OPTION_KEYS, '', RUNS_OWNER);
+  const { account, connection, prefix = 'bull', worker = true, providerDedupesRequestId = false } = options;
+  if (account !== undefined && (typeof account !== 'string' || !/^[A-Za-z0-9][\w.-]{0,62}$/.test(account))) {
+    throw new PayoutsConfigError('account', 'the name of a PayoutsModule registration', RUNS_OWNER);
+  }
+  if (connection === null || typeof connection !== 'object') {
+    throw new PayoutsConfigError(
+      'connection',
+      'Redis connection options such as { host, port }, or a client',
+      RUNS_OWNER,
+    );
+  }
+  if (typeof prefix !== 'string' || prefix === '' || prefix.includes(':')) {
+    throw new PayoutsConfigError('prefix', 'a non-empty string without ":", such as "bull"', RUNS_OWNER);
+  }
+  if (isCluster(connection) && !/\{[^{}]+\}/.test(prefix)) {
+    throw new PayoutsConfigError(
+      'prefix',
+      'a prefix with a hash tag, such as "{payouts}", with a Redis Cluster connection: the keys of a queue must share a slot',
+      RUNS_OWNER,
+    );
+  }
+  if (typeof worker !== 'boolean') throw new PayoutsConfigError('worker', 'true or false', RUNS_OWNER);
+  if (typeof providerDedupesRequestId !== 'boolean') {
+    throw new PayoutsConfigError('providerDedupesRequestId', 'true or false', RUNS_OWNER);
+  }
+  return {
+    account,
+    connection,
+    prefix,
+    ...limiterOf(options.rateLimit),
+    concurrency: whole('concurrency', options.concurrency, 10, 1, 1000),
+    dedupeWindowMs: whole('dedupeWindowMs', options.dedupeWindowMs, 30 * DAY_MS, 1000, 400 * DAY_MS),
+    attempts: whole('attempts', options.attempts, 5, 1, 1000),
+    backoffMs: whole('backoffMs', options.backoffMs, 5000, 1, DAY_MS),
+    worker,
+    lockDurationMs: whole('lockDurationMs', options.lockDurationMs, 30_000, 100, 10 * MINUTE_MS),
+    shutdownTimeoutMs: whole('shutdownTimeoutMs', options.shutdownTimeoutMs, 30_000, 0, 10 * MINUTE_MS),
+    providerDedupesRequestId,
+  };
+}
+
+/**
+ * The limiter of BullMQ counts per fixed window, so two full windows can meet at their boundary and let through twice
+ * the limit within one sliding window. Smaller windows, each allowing its share, bound that to one small window more.
+ */
+function limiterOf(rateLimit: unknown): Pick<PayoutRunsConfig, 'limiter' | 'rateLimited'> {
+  if (rateLimit === false) return { limiter: UNLIMITED, rateLimited: false };
+  if (rateLimit === null || typeof rateLimit !== 'object') {
+    throw new PayoutsConfigError('rateLimit', '{ max, durationMs } as the provider allows, or false', RUNS_OWNER);
+  }
+  rejectUnknownKeys(rateLimit, RATE_LIMIT_KEYS, 'rateLimit', RUNS_OWNER);
+  const { max: rawMax, durationMs: rawDuration, slices: rawSlices } = rateLimit as Record<string, unknown>;
+  const max = whole('rateLimit.max', rawMax, undefined, 1, 1_000_000);
+  const durationMs = whole('rateLimit.durationMs', rawDuration, undefined, 10, DAY_MS);
+  const slices = whole('rateLimit.slices', rawSlices, Math.min(10, max), 1, max);
+  const perSlice = Math.floor(max / slices);
+  // Rounded up, so that the slices together never allow more than `max` per `durationMs`.
+  return { limiter: { max: perSlice, duration: Math.ceil((durationMs * perSlice) / max) }, rateLimited: true };
+}
+
+/** An ioredis `Cluster` (or a client that says it is one). */
+function isCluster(connection: object): boolean {
+  return (connection as { isCluster?: unknown }).isCluster === true || connection.constructor?.name === 'Cluster';
+}
+
+function whole(name: string, value: unknown, fallback: number | undefined, min: number, max: number): number {
+  if (value === undefined && fallback !== undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new PayoutsConfigError(name, `a whole number from ${min} to ${max}`, RUNS_OWNER);
+  }
+  return value;
+}

@@ -1,0 +1,112 @@
+import {
+  Logger,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+  type OnModuleInit,
+  type Type,
+} from '@nestjs/common';
+import type { DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
+import type { Worker } from 'bullmq';
+import { withDeadline } from '../common/with-deadline.js';
+import { getPayoutsServiceToken, PayoutsConfigError, PayoutsService } from '../index.js';
+import { bullmq } from './bullmq-runtime.js';
+import { readPayoutJobData } from './payout-job.js';
+import { createPayoutRunProcessor, type PayoutJobResult, subject } from './payout-run-processor.js';
+import { explorePayoutRunHandlers } from './payout-run-handlers.explorer.js';
+import { RUNS_OWNER, type PayoutRunsConfig } from './payout-runs-options.js';
+import type { PayoutRunsService } from './payout-runs.service.js';
+
+/**
+ * The worker of an account's runs, on instances with `worker: true`: it starts once every module is initialised (the
+ * handlers discovered), and on shutdown stops taking payouts and lets the ones being sent finish, up to
+ * `shutdownTimeoutMs`. Import `PayoutRunsModule` after `PayoutsModule`, so that Nest closes it first.
+ */
+export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('PayoutRuns');
+  private payouts: PayoutsService | undefined;
+  private worker: Worker | undefined;
+
+  constructor(
+    private readonly config: PayoutRunsConfig,
+    private readonly runs: PayoutRunsService,
+    private readonly moduleRef: ModuleRef,
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+  ) {}
+
+  /** The account must be a `PayoutsModule` registration of the app, whichever module imports it. */
+  onModuleInit(): void {
+    const token = getPayoutsServiceToken(this.runs.account) as Type<PayoutsService> | string;
+    let payouts: unknown;
+    try {
+      payouts = this.moduleRef.get(token, { strict: false });
+    } catch {
+      payouts = undefined;
+    }
+    if (!(payouts instanceof PayoutsService)) {
+      throw new PayoutsConfigError(
+        'account',
+        `the name of a PayoutsModule registration of the app, but there is none named '${this.runs.account}'`,
+        RUNS_OWNER,
+      );
+    }
+    this.payouts = payouts;
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.config.worker) return;
+    const { connection, prefix, concurrency, limiter, lockDurationMs } = this.config;
+    const handlers = explorePayoutRunHandlers(this.discovery, this.scanner, this.runs.account);
+    for (const [event, list] of handlers) {
+      this.logger.log(`Account '${this.runs.account}': ${event} payouts go to ${list.map((h) => h.name).join(', ')}`);
+    }
+    const { queue, store } = this.runs;
+    const processor = createPayoutRunProcessor({
+      account: this.runs.account,
+      config: this.config,
+      queue,
+      store,
+      payouts: this.payouts!,
+      handlers,
+      logger: this.logger,
+    });
+    const worker = new bullmq.Worker<unknown, PayoutJobResult>(queue.name, processor, {
+      connection,
+      prefix,
+      concurrency,
+      limiter,
+      lockDuration: lockDurationMs,
+      // A stalled payout (its worker died) is looked for as often as a lock lasts; taken up again, it is parked.
+      stalledInterval: lockDurationMs,
+      maxStalledCount: 10,
+    });
+    worker.on('error', (error) => this.logger.error(`Worker of queue ${queue.name}: ${error.message}`));
+    worker.on('failed', (job, error) => {
+      if (!job) return;
+      const data = readPayoutJobData(job.data);
+      const what = data ? subject(data) : `Job ${job.id}`;
+      const final = job.attemptsMade >= (job.opts.attempts ?? 1) || error.name === 'UnrecoverableError';
+      if (final) {
+        this.logger.error(`${what} failed for good: ${error.message}. Job ${job.id} stays in the failed set`);
+      } else {
+        this.logger.warn(`${what}: attempt ${job.attemptsMade} of ${job.opts.attempts ?? 1} failed (${error.message})`);
+      }
+    });
+    this.worker = worker;
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    const worker = this.worker;
+    if (!worker) return;
+    this.worker = undefined;
+    const { shutdownTimeoutMs } = this.config;
+    try {
+      await withDeadline(worker.close(), shutdownTimeoutMs, () => new Error('timeout'));
+    } catch {
+      this.logger.warn(
+        `Payouts still being sent after shutdownTimeoutMs (${shutdownTimeoutMs} ms) are left to stop with the ` +
+          'process; another worker parks them as unknown once their locks expire',
+      );
+    }
+  }
+}

@@ -1,0 +1,96 @@
+import { type DynamicModule, type InjectionToken, Module, type ModuleMetadata, type Provider } from '@nestjs/common';
+import { DiscoveryModule, DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
+import { DEFAULT_PAYOUTS_ACCOUNT, PayoutsConfigError } from '../index.js';
+import {
+  type PayoutRunsConfig,
+  type PayoutRunsOptions,
+  resolvePayoutRunsOptions,
+  RUNS_OWNER,
+} from './payout-runs-options.js';
+import { PayoutRunsService } from './payout-runs.service.js';
+import { getPayoutRunsQueueToken, getPayoutRunsToken } from './payout-runs.tokens.js';
+import { PayoutRunsWorker } from './payout-runs-worker.js';
+
+/** What `PayoutRunsModule.forRootAsync()` takes: the account is known up front, the rest from a factory. */
+export interface PayoutRunsAsyncOptions extends Pick<ModuleMetadata, 'imports'> {
+  /** The `PayoutsModule` registration's name; the unnamed one without it. */
+  account?: string;
+  useFactory: (...args: never[]) => Omit<PayoutRunsOptions, 'account'> | Promise<Omit<PayoutRunsOptions, 'account'>>;
+  inject?: InjectionToken[];
+}
+
+const RUNS_CONFIG = 'PayoutRunsConfig';
+
+/**
+ * Payout runs for one account (import it once per account that runs them, after its `PayoutsModule`): a BullMQ queue
+ * per account, throttled to the provider, each payout sent at most once.
+ *
+ * `PayoutRunsModule.forRoot({ connection: { host, port }, rateLimit: { max: 50, durationMs: 1000 } })`
+ */
+@Module({})
+export class PayoutRunsModule {
+  static forRoot(options: PayoutRunsOptions): DynamicModule {
+    const config = resolvePayoutRunsOptions(options);
+    return build(config.account, [{ provide: RUNS_CONFIG, useValue: config }], []);
+  }
+
+  static forRootAsync(options: PayoutRunsAsyncOptions): DynamicModule {
+    const { account, useFactory, inject = [], imports = [] } = options;
+    if (typeof useFactory !== 'function') {
+      throw new PayoutsConfigError('useFactory', 'a function returning the options', RUNS_OWNER);
+    }
+    // Checked now, as the tokens it names are needed before the factory runs.
+    resolvePayoutRunsOptions({ account, connection: {}, rateLimit: false });
+    const provider: Provider = {
+      provide: RUNS_CONFIG,
+      inject,
+      useFactory: async (...args: never[]) => {
+        const resolved = (await useFactory(...args)) as PayoutRunsOptions;
+        if (resolved !== null && typeof resolved === 'object' && 'account' in resolved) {
+          throw new PayoutsConfigError(
+            'account',
+            'the account given to forRootAsync(), not by its factory',
+            RUNS_OWNER,
+          );
+        }
+        return resolvePayoutRunsOptions({ ...resolved, account });
+      },
+    };
+    return build(account, [provider], imports);
+  }
+}
+
+function build(
+  account: string | undefined,
+  config: Provider[],
+  imports: ModuleMetadata['imports'] = [],
+): DynamicModule {
+  const name = account ?? DEFAULT_PAYOUTS_ACCOUNT;
+  const serviceToken = getPayoutRunsToken(name);
+  const queueToken = getPayoutRunsQueueToken(name);
+  return {
+    module: PayoutRunsModule,
+    imports: [DiscoveryModule, ...imports],
+    providers: [
+      ...config,
+      {
+        provide: serviceToken,
+        inject: [RUNS_CONFIG],
+        useFactory: (resolved: PayoutRunsConfig) => new PayoutRunsService(resolved, name),
+      },
+      { provide: queueToken, inject: [serviceToken], useFactory: (runs: PayoutRunsService) => runs.queue },
+      {
+        provide: PayoutRunsWorker,
+        inject: [RUNS_CONFIG, serviceToken, ModuleRef, DiscoveryService, MetadataScanner],
+        useFactory: (
+          resolved: PayoutRunsConfig,
+          runs: PayoutRunsService,
+          moduleRef: ModuleRef,
+          discovery: DiscoveryService,
+          scanner: MetadataScanner,
+        ) => new PayoutRunsWorker(resolved, runs, moduleRef, discovery, scanner),
+      },
+    ],
+    exports: [serviceToken, queueToken],
+  };
+}

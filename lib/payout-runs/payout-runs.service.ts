@@ -1,0 +1,250 @@
+import { randomUUID } from 'node:crypto';
+import { Logger, type LoggerService, type OnApplicationShutdown } from '@nestjs/common';
+import type { Queue } from 'bullmq';
+import { printable } from '../common/printable.js';
+import { withDeadline } from '../common/with-deadline.js';
+import {
+  type CreatePayoutRequest,
+  PayoutRequestConflictError,
+  PayoutsCallOptionsError,
+  PayoutValidationError,
+} from '../index.js';
+import { validatePayoutRequest } from '../payouts/payout-request-validator.js';
+import { bullmq } from './bullmq-runtime.js';
+import { type PayoutJobData, payoutFingerprint, payoutJobId } from './payout-job.js';
+import type { PayoutResolution, PayoutRunCounts, PayoutRunError } from './payout-run-results.js';
+import type { PayoutRunsConfig } from './payout-runs-options.js';
+import { payoutRunsQueueName } from './payout-runs-queue-name.js';
+import { PayoutStateStore } from './payout-state-store.js';
+
+/** What became of one item of `enqueue()`, at its index in the array given. */
+export type PayoutEnqueueItem =
+  | { readonly index: number; readonly requestId: string; readonly status: 'queued'; readonly runId: string }
+  /** The same body was queued before under this `request_id` (within the dedupe window): nothing added. */
+  | { readonly index: number; readonly requestId: string; readonly status: 'already-queued'; readonly runId: string }
+  /** Nothing queued: the request is invalid, or its `request_id` is used for a different body. */
+  | {
+      readonly index: number;
+      readonly requestId: string | undefined;
+      readonly status: 'refused';
+      readonly error: PayoutValidationError | PayoutRequestConflictError;
+    };
+
+export interface PayoutEnqueueResult {
+  readonly runId: string;
+  readonly items: readonly PayoutEnqueueItem[];
+  readonly queued: number;
+  readonly alreadyQueued: number;
+  readonly refused: number;
+}
+
+export interface PayoutRunProgress {
+  readonly runId: string;
+  readonly counts: PayoutRunCounts;
+  /** When the run first had nothing queued, sending or retrying. */
+  readonly completedAt: Date | undefined;
+}
+
+/** A payout parked because its outcome is unknown. */
+export interface UnknownPayout {
+  readonly requestId: string;
+  readonly runId: string;
+  /** Requests sent for it. */
+  readonly attempt: number;
+  /** Since when it is parked. */
+  readonly since: Date;
+  readonly error: PayoutRunError | undefined;
+}
+
+/** What `resolveUnknown()` did: resolved, no such payout, not unknown (any more), or its handlers still running. */
+export type PayoutResolveOutcome = 'resolved' | 'not-found' | 'not-unknown' | 'busy';
+
+/** Items validated, claimed and added at once while enqueueing. */
+const CHUNK = 500;
+/** How long closing the producer waits for Redis, which may be away. */
+const QUEUE_CLOSE_TIMEOUT_MS = 5000;
+const RUN_ID = /^[\w.-]{1,100}$/;
+
+/**
+ * The payout runs of one account: enqueue thousands of payouts at once, each sent at most once by the workers, follow a
+ * run's progress, and decide on the payouts whose outcome is unknown. Inject it with `@InjectPayoutRuns()`.
+ */
+export class PayoutRunsService implements OnApplicationShutdown {
+  /** The account's BullMQ queue, also what `getPayoutRunsQueueToken()` injects (Bull Board, metrics). */
+  readonly queue: Queue;
+  /** @internal The state of every payout, beside the queue. */
+  readonly store: PayoutStateStore;
+
+  constructor(
+    private readonly config: PayoutRunsConfig,
+    readonly account: string,
+    private readonly logger: LoggerService = new Logger('PayoutRuns'),
+  ) {
+    this.queue = new bullmq.Queue(payoutRunsQueueName(account), {
+      connection: config.connection,
+      prefix: config.prefix,
+    });
+    this.queue.on('error', (error) => this.logger.error(`Queue ${this.queue.name}: ${error.message}`));
+    this.store = new PayoutStateStore(this.queue, config.dedupeWindowMs);
+  }
+
+  /**
+   * Validates every item with `createPayout()`'s rules, then queues each valid one under its `request_id` (one job per
+   * `request_id` per account, within the dedupe window), and resolves with what became of each. An invalid item, or
+   * one whose `request_id` is used for another body, is refused alone. Rejects only when Redis fails, or for a
+   * malformed call (`PayoutsCallOptionsError`); enqueueing the same items again is then safe.
+   */
+  async enqueue(items: readonly CreatePayoutRequest[], options: { runId?: string } = {}): Promise<PayoutEnqueueResult> {
+    if (!Array.isArray(items)) throw new PayoutsCallOptionsError('items', 'an array of payout requests');
+    const runId = options?.runId ?? randomUUID();
+    if (typeof runId !== 'string' || !RUN_ID.test(runId)) {
+      throw new PayoutsCallOptionsError('runId', 'up to 100 letters, digits, "-", "_" or "."');
+    }
+    const results: PayoutEnqueueItem[] = Array.from({ length: items.length });
+    for (let start = 0; start < items.length; start += CHUNK) {
+      const chunk = items.slice(start, start + CHUNK);
+      await Promise.all(
+        chunk.map(async (request, offset) => {
+          const index = start + offset;
+          try {
+            await validatePayoutRequest(request);
+          } catch (error) {
+            if (!(error instanceof PayoutValidationError)) throw error;
+            const requestId = (request as { request_id?: unknown } | null)?.request_id;
+            results[index] = {
+              index,
+              requestId: typeof requestId === 'string' ? requestId : undefined,
+              status: 'refused',
+              error,
+            };
+          }
+        }),
+      );
+    }
+    // Every item claimed before any job is added, so that no payout completes the run before the rest is counted.
+    const jobs: { name: string; data: PayoutJobData; opts: object }[] = [];
+    for (let start = 0; start < items.length; start += CHUNK) {
+      const claims = items.slice(start, start + CHUNK).map(async (request, offset) => {
+        const index = start + offset;
+        if (results[index]) return;
+        const requestId = request.request_id;
+        const claim = await this.store.claim(requestId, runId, payoutFingerprint(request));
+        if (claim.verdict === 'conflict') {
+          results[index] = { index, requestId, status: 'refused', error: new PayoutRequestConflictError(requestId) };
+          return;
+        }
+        results[index] = {
+          index,
+          requestId,
+          status: claim.verdict === 'queued' ? 'queued' : 'already-queued',
+          runId: claim.runId,
+        };
+        // Added again while still queued: a crash between the claim and the add left no job (a second add of the id
+        // changes nothing).
+        if (claim.state === 'queued') jobs.push(this.job(request, claim.runId));
+      });
+      await Promise.all(claims);
+    }
+    for (let start = 0; start < jobs.length; start += CHUNK) {
+      await this.queue.addBulk(jobs.slice(start, start + CHUNK));
+    }
+    const count = (status: PayoutEnqueueItem['status']) => results.filter((item) => item.status === status).length;
+    return {
+      runId,
+      items: results,
+      queued: count('queued'),
+      alreadyQueued: count('already-queued'),
+      refused: count('refused'),
+    };
+  }
+
+  /** The counts of a run per state; `undefined` for a run id never enqueued (or past the dedupe window). */
+  async progress(runId: string): Promise<PayoutRunProgress | undefined> {
+    const progress = await this.store.counts(runId);
+    if (!progress) return undefined;
+    return {
+      runId,
+      counts: progress.counts,
+      completedAt: progress.completedAt === undefined ? undefined : new Date(progress.completedAt),
+    };
+  }
+
+  /** The payouts parked as unknown, oldest first, `limit` at most from `offset`, and how many there are in all. */
+  async listUnknown({ offset = 0, limit = 100 }: { offset?: number; limit?: number } = {}): Promise<{
+    total: number;
+    payouts: UnknownPayout[];
+  }> {
+    const { total, requestIds } = await this.store.unknown(offset, limit);
+    const records = await Promise.all(requestIds.map((requestId) => this.store.read(requestId)));
+    const payouts = records
+      .filter((record) => record !== undefined && record.state === 'unknown')
+      .map((record) => {
+        const stored = record!.outcome === undefined ? {} : (JSON.parse(record!.outcome) as { error?: PayoutRunError });
+        return {
+          requestId: record!.requestId,
+          runId: record!.runId,
+          attempt: record!.attempt,
+          since: new Date(record!.since),
+          error: stored.error,
+        };
+      });
+    return { total, payouts };
+  }
+
+  /**
+   * A person's decision on a payout whose outcome is unknown, after checking with the provider: `'sent'` (it exists:
+   * the sent handlers run) or `'absent'` (it does not: it is sent once more, under the same `request_id`). Logged with
+   * `by` and `note`, and kept on the payout.
+   */
+  async resolveUnknown(
+    requestId: string,
+    decision: 'sent' | 'absent',
+    { by, note }: { by?: string; note?: string } = {},
+  ): Promise<PayoutResolveOutcome> {
+    if (decision !== 'sent' && decision !== 'absent') {
+      throw new PayoutsCallOptionsError('decision', '"sent" or "absent"');
+    }
+    const record = typeof requestId === 'string' ? await this.store.read(requestId) : undefined;
+    if (!record) return 'not-found';
+    if (record.state !== 'unknown') return 'not-unknown';
+    const job = await this.queue.getJob(payoutJobId(requestId));
+    if (!job) return 'not-found';
+    const jobState = await job.getState();
+    if (jobState !== 'completed' && jobState !== 'failed') return 'busy';
+    const resolution: PayoutResolution = {
+      decision,
+      ...(typeof by === 'string' && { by }),
+      ...(typeof note === 'string' && { note }),
+      at: new Date().toISOString(),
+    };
+    const resolved = await this.store.resolve(requestId, record.runId, decision, resolution);
+    if (resolved !== 'resolved') return resolved === 'missing' ? 'not-found' : 'not-unknown';
+    await job.retry(jobState, { resetAttemptsMade: true, resetAttemptsStarted: true });
+    this.logger.log(
+      `Payout ${printable(requestId)} of run ${printable(record.runId)} resolved as ${decision}` +
+        `${by === undefined ? '' : ` by ${printable(by)}`}${note === undefined ? '' : `: ${printable(note)}`}` +
+        (decision === 'absent' ? '; it is sent once more under the same request_id' : '; the sent handlers run'),
+    );
+    return 'resolved';
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await withDeadline(this.queue.close(), QUEUE_CLOSE_TIMEOUT_MS, () => new Error('timeout')).catch(() => undefined);
+  }
+
+  private job(request: CreatePayoutRequest, runId: string): { name: string; data: PayoutJobData; opts: object } {
+    const { attempts, backoffMs, dedupeWindowMs } = this.config;
+    const age = Math.ceil(dedupeWindowMs / 1000);
+    return {
+      name: 'payout',
+      data: { request, runId },
+      opts: {
+        jobId: payoutJobId(request.request_id),
+        attempts,
+        backoff: { type: 'exponential', delay: backoffMs },
+        removeOnComplete: { age },
+        removeOnFail: { age },
+      },
+    };
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * The Lua scripts that move a payout from state to state, each in one step, so that the counts of its run, the list of
+ * unknown outcomes and the "sending" marker always agree, whichever worker dies between two steps. KEYS are the
+ * payout's hash, its run's counts and the list of unknown outcomes, which share a hash slot on a Redis Cluster (the
+ * prefix's hash tag).
+ */
+
+/** Records a new `request_id` as queued; for a known one, says whether the body is the same. */
+export const CLAIM = `
+local existing = redis.call('HMGET', KEYS[1], 'fp', 'state', 'run')
+if existing[1] then
+  if existing[1] == ARGV[1] then return {'already', existing[2], existing[3]} end
+  return {'conflict', existing[2], existing[3]}
+end
+redis.call('HSET', KEYS[1], 'rid', ARGV[3], 'fp', ARGV[1], 'run', ARGV[2], 'state', 'queued', 'attempt', 0, 'since', ARGV[5])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('HINCRBY', KEYS[2], 'queued', 1)
+redis.call('HINCRBY', KEYS[2], 'total', 1)
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+return {'queued', 'queued', ARGV[2]}
+`;
+
+/**
+ * Writes the "sending" marker before a request leaves: only from queued or retrying. A marker already there means a
+ * worker began to send and no outcome was recorded (it died, or lost its lock): `interrupted`, unless ARGV[3] is '1'
+ * (the provider dedupes `request_id`), which sends again under the same id. Says which request this is, and a person's
+ * decision that led to it.
+ */
+export const BEGIN = `
+local state = redis.call('HGET', KEYS[1], 'state')
+if not state then return {'missing'} end
+if state == 'queued' or state == 'retrying' or (state == 'sending' and ARGV[3] == '1') then
+  redis.call('HSET', KEYS[1], 'state', 'sending', 'token', ARGV[1], 'since', ARGV[2])
+  local attempt = redis.call('HINCRBY', KEYS[1], 'attempt', 1)
+  if state ~= 'sending' then
+    redis.call('HINCRBY', KEYS[2], state, -1)
+    redis.call('HINCRBY', KEYS[2], 'sending', 1)
+  end
+  return {'send', tostring(attempt), redis.call('HGET', KEYS[1], 'resolution') or ''}
+end
+if state == 'sending' then return {'interrupted'} end
+return {'settled', state}
+`;
+
+/**
+ * Replaces the marker with the outcome, if the marker is still this worker's (ARGV[1], or '*' to park any marker).
+ * Says 'completed' to the one payout that leaves its run with nothing pending.
+ */
+export const SETTLE = `
+local current = redis.call('HMGET', KEYS[1], 'state', 'token')
+if current[1] ~= 'sending' or (ARGV[1] ~= '*' and current[2] ~= ARGV[1]) then return {'lost', current[1] or ''} end
+local to = ARGV[2]
+redis.call('HSET', KEYS[1], 'state', to, 'outcome', ARGV[3], 'since', ARGV[4], 'handled', '[]')
+redis.call('HDEL', KEYS[1], 'token')
+redis.call('HINCRBY', KEYS[2], 'sending', -1)
+redis.call('HINCRBY', KEYS[2], to, 1)
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
+if to == 'unknown' then redis.call('ZADD', KEYS[3], ARGV[4], ARGV[6]) end
+if to ~= 'retrying' then
+  local counts = redis.call('HMGET', KEYS[2], 'queued', 'sending', 'retrying')
+  local pending = (tonumber(counts[1]) or 0) + (tonumber(counts[2]) or 0) + (tonumber(counts[3]) or 0)
+  if pending <= 0 and redis.call('HSETNX', KEYS[2], 'completedAt', ARGV[4]) == 1 then
+    redis.call('HSET', KEYS[1], 'completes', '1')
+    return {'completed', to}
+  end
+end
+return {'settled', to}
+`;
+
+/**
+ * A person's decision on an unknown outcome: `sent` (final) or `absent` (queued again, to send once more). The record
+ * keeps its expiry, renewed when the payout settles again.
+ */
+export const RESOLVE = `
+local state = redis.call('HGET', KEYS[1], 'state')
+if not state then return 'missing' end
+if state ~= 'unknown' then return state end
+local to = 'queued'
+if ARGV[1] == 'sent' then to = 'sent' end
+redis.call('ZREM', KEYS[3], ARGV[5])
+redis.call('HINCRBY', KEYS[2], 'unknown', -1)
+redis.call('HINCRBY', KEYS[2], to, 1)
+redis.call('HSET', KEYS[1], 'state', to, 'resolution', ARGV[2], 'since', ARGV[3], 'handled', '[]')
+redis.call('HDEL', KEYS[1], 'completes')
+return 'resolved'
+`;

@@ -1,0 +1,75 @@
+import { Cluster } from 'ioredis';
+import { describe, expect, it } from 'vitest';
+import { PayoutsConfigError } from 'nestjs-payouts';
+import { PayoutRunsModule, type PayoutRunsOptions } from 'nestjs-payouts/payout-runs';
+import { resolvePayoutRunsOptions } from '../../lib/payout-runs/payout-runs-options.js';
+
+const connection = { host: '127.0.0.1', port: 6379, password: 'redis-password-5e7a' };
+const rateLimit = { max: 50, durationMs: 1000 };
+
+describe('PayoutRunsModule options', () => {
+  it('splits the rate limit into small windows, each allowing its share, never more than the limit in all', () => {
+    expect(resolvePayoutRunsOptions({ connection, rateLimit }).limiter).toEqual({ max: 5, duration: 100 });
+    expect(resolvePayoutRunsOptions({ connection, rateLimit: { max: 15, durationMs: 1000 } }).limiter).toEqual({
+      max: 1,
+      duration: 67,
+    });
+    expect(resolvePayoutRunsOptions({ connection, rateLimit: { ...rateLimit, slices: 1 } }).limiter).toEqual({
+      max: 50,
+      duration: 1000,
+    });
+    expect(resolvePayoutRunsOptions({ connection, rateLimit: false })).toMatchObject({ rateLimited: false });
+  });
+
+  it('fills in the defaults', () => {
+    expect(resolvePayoutRunsOptions({ connection, rateLimit })).toMatchObject({
+      prefix: 'bull',
+      concurrency: 10,
+      dedupeWindowMs: 30 * 24 * 60 * 60 * 1000,
+      attempts: 5,
+      worker: true,
+      providerDedupesRequestId: false,
+    });
+  });
+
+  it('requires a hash-tagged prefix with a Redis Cluster connection', () => {
+    const cluster = new Cluster([{ host: '127.0.0.1', port: 1 }], { lazyConnect: true });
+
+    expect(() => PayoutRunsModule.forRoot({ connection: cluster, rateLimit })).toThrow(
+      'PayoutRunsModule option "prefix" is invalid: expected a prefix with a hash tag, such as "{payouts}", with a ' +
+        'Redis Cluster connection: the keys of a queue must share a slot.',
+    );
+    expect(resolvePayoutRunsOptions({ connection: cluster, rateLimit, prefix: '{payouts}' }).prefix).toBe('{payouts}');
+  });
+
+  it.each([
+    [{ rateLimit }, 'connection', 'Redis connection options such as { host, port }, or a client'],
+    [{ connection }, 'rateLimit', '{ max, durationMs } as the provider allows, or false'],
+    [{ connection, rateLimit: { max: 0, durationMs: 1000 } }, 'rateLimit.max', 'a whole number from 1 to 1000000'],
+    [
+      { connection, rateLimit: { max: 5, duration: 1000 } },
+      'rateLimit.duration',
+      'a known option name (did you mean "durationMs"?)',
+    ],
+    [{ connection, rateLimit, prefix: 'a:b' }, 'prefix', 'a non-empty string without ":", such as "bull"'],
+    [{ connection, rateLimit, account: 'e u' }, 'account', 'the name of a PayoutsModule registration'],
+    [{ connection, rateLimit, attempts: 0 }, 'attempts', 'a whole number from 1 to 1000'],
+    [{ connection, rateLimit, dedupeWindowMs: 10 }, 'dedupeWindowMs', 'a whole number from 1000 to 34560000000'],
+    [{ connection, rateLimit, worker: 'yes' }, 'worker', 'true or false'],
+    [
+      { connection, rateLimit, providerDedupesRequestIds: true },
+      'providerDedupesRequestIds',
+      'a known option name (did you mean "providerDedupesRequestId"?)',
+    ],
+  ])('refuses %j, naming the option and never its value', (options, option, expected) => {
+    let thrown: unknown;
+    try {
+      PayoutRunsModule.forRoot(options as unknown as PayoutRunsOptions);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(PayoutsConfigError);
+    expect((thrown as Error).message).toBe(`PayoutRunsModule option "${option}" is invalid: expected ${expected}.`);
+    expect((thrown as Error).message).not.toContain('redis-password-5e7a');
+  });
+});

@@ -1,0 +1,102 @@
+import { Injectable, Module, type INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { type CreatePayoutRequest, PayoutsModule } from 'nestjs-payouts';
+import {
+  OnPayoutOutcomeUnknown,
+  OnPayoutRefused,
+  OnPayoutRunCompleted,
+  OnPayoutSent,
+  type PayoutRunResult,
+  PayoutRunsModule,
+  type PayoutRunsOptions,
+  PayoutRunsService,
+  type PayoutRunSummary,
+  getPayoutRunsToken,
+} from 'nestjs-payouts/payout-runs';
+import { RecordingLogger } from '../recording-logger.js';
+
+export const API_KEY = 'runs-api-key-3f9d1c';
+export const ACCESS_TOKEN = 'runs-access-token-8a2e4b';
+
+/** Records what the result handlers receive; `failSent` makes the sent handler throw that many times first. */
+@Injectable()
+export class RecordedResults {
+  readonly sent: PayoutRunResult[] = [];
+  readonly refused: PayoutRunResult[] = [];
+  readonly unknown: PayoutRunResult[] = [];
+  readonly completed: PayoutRunSummary[] = [];
+  failSent = 0;
+
+  @OnPayoutSent()
+  onSent(result: PayoutRunResult): void {
+    if (this.failSent > 0) {
+      this.failSent -= 1;
+      throw new Error('the ledger is away');
+    }
+    this.sent.push(result);
+  }
+
+  @OnPayoutRefused()
+  onRefused(result: PayoutRunResult): void {
+    this.refused.push(result);
+  }
+
+  @OnPayoutOutcomeUnknown()
+  onUnknown(result: PayoutRunResult): void {
+    this.unknown.push(result);
+  }
+
+  @OnPayoutRunCompleted()
+  onCompleted(summary: PayoutRunSummary): void {
+    this.completed.push(summary);
+  }
+}
+
+export interface RunsApp {
+  readonly app: INestApplicationContext;
+  readonly runs: PayoutRunsService;
+  readonly results: RecordedResults;
+  readonly logger: RecordingLogger;
+}
+
+/** An app with one PayoutsModule registration against `baseUrl` and its payout runs. */
+export async function startRunsApp(baseUrl: string, options: PayoutRunsOptions): Promise<RunsApp> {
+  @Module({
+    imports: [
+      PayoutsModule.forRoot({
+        baseUrl,
+        apiKey: API_KEY,
+        accessToken: ACCESS_TOKEN,
+        timeoutMs: 5000,
+        notifications: false,
+      }),
+      PayoutRunsModule.forRoot(options),
+    ],
+    providers: [RecordedResults],
+  })
+  class AppModule {}
+  const logger = new RecordingLogger();
+  const app = await NestFactory.createApplicationContext(AppModule, { logger, abortOnError: false });
+  return {
+    app,
+    runs: app.get<PayoutRunsService>(getPayoutRunsToken(options.account)),
+    results: app.get(RecordedResults),
+    logger,
+  };
+}
+
+/** A valid wallet payout with its own request_id and amount. */
+export function payout(requestId: string, value = '10.00'): CreatePayoutRequest {
+  return {
+    payout_method: {
+      type: 'wallet',
+      payment_method: 'mpesa_ke',
+      beneficiary: { name: 'Jane Doe', payout_method_details: { phone_number: '254712345678' } },
+    },
+    amount: { value, currency_code: 'KES' },
+    country_code: 'KE',
+    purpose: 'salary_payment',
+    reference: `Payout ${requestId}`,
+    request_id: requestId,
+  };
+}

@@ -1,0 +1,423 @@
+import { Injectable, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { PayoutRequestConflictError, PayoutsModule, PayoutValidationError } from 'nestjs-payouts';
+import {
+  getPayoutRunsQueueToken,
+  getPayoutRunsToken,
+  OnPayoutSent,
+  payoutJobId,
+  type PayoutRunResult,
+  PayoutRunsModule,
+  type PayoutRunsService,
+  payoutRunsQueueName,
+} from 'nestjs-payouts/payout-runs';
+import { refusingBaseUrl } from '../payouts/payouts-api-stub.js';
+import { eventually } from '../support/eventually.js';
+import { MockPayoutsProvider, type ProviderPlan } from '../support/mock-payouts-provider.js';
+import { describeWithRedis } from '../support/redis-suite.js';
+import { RedisServer } from '../support/redis-server.js';
+import { ACCESS_TOKEN, API_KEY, payout, RecordedResults, type RunsApp, startRunsApp } from './payout-runs-test-app.js';
+
+describeWithRedis('payout runs in one app', () => {
+  let redis: RedisServer;
+  let provider: MockPayoutsProvider | undefined;
+  const apps: RunsApp[] = [];
+  const queues: Queue[] = [];
+  let prefixes = 0;
+
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+  });
+  afterAll(async () => {
+    await redis?.close();
+  });
+  afterEach(async () => {
+    await Promise.all(apps.splice(0).map((started) => started.app.close()));
+    await Promise.all(queues.splice(0).map((queue) => queue.close()));
+    await provider?.close();
+    provider = undefined;
+  });
+
+  /** An app of its own, on a prefix of its own, so that no test sees another's payouts. */
+  const start = async (plan: ProviderPlan | string, worker = true, extra: object = {}) => {
+    const prefix = `runs${++prefixes}`;
+    let baseUrl: string;
+    if (typeof plan === 'string') {
+      baseUrl = plan;
+    } else {
+      provider = await MockPayoutsProvider.start(plan, { minLatencyMs: 5, maxLatencyMs: 15 });
+      baseUrl = provider.baseUrl;
+    }
+    const started = await startRunsApp(baseUrl, {
+      connection: { host: '127.0.0.1', port: redis.port },
+      prefix,
+      rateLimit: false,
+      worker,
+      attempts: 3,
+      backoffMs: 20,
+      ...extra,
+    });
+    apps.push(started);
+    const queue = new Queue(payoutRunsQueueName(), { connection: { host: '127.0.0.1', port: redis.port }, prefix });
+    queues.push(queue);
+    return { ...started, queue };
+  };
+  const untilDone = (app: RunsApp, runId: string) =>
+    eventually(
+      async () => {
+        const progress = await app.runs.progress(runId);
+        return progress?.completedAt ? progress : undefined;
+      },
+      15_000,
+      `run ${runId} completes`,
+    );
+
+  it('queues each request_id once: the same run again adds nothing, a changed body is refused and the job keeps the original', async () => {
+    const { runs, queue } = await start(() => ({ kind: 'created' }), false);
+    const items = [payout('a-1'), payout('a-2'), { ...payout('a-3'), amount: { value: '1,5', currency_code: 'KES' } }];
+
+    const first = await runs.enqueue(items, { runId: 'month-end' });
+    const again = await runs.enqueue(items, { runId: 'month-end' });
+    const changed = await runs.enqueue([payout('a-1', '99.00'), payout('a-4')], { runId: 'month-end' });
+
+    expect(first.items.map((item) => item.status)).toEqual(['queued', 'queued', 'refused']);
+    expect(first).toMatchObject({ runId: 'month-end', queued: 2, alreadyQueued: 0, refused: 1 });
+    const invalid = first.items[2]!;
+    expect(invalid.status === 'refused' && invalid.error).toBeInstanceOf(PayoutValidationError);
+    expect(invalid.status === 'refused' && invalid.error.message).toContain('amount.value');
+    expect(again.items.map((item) => item.status)).toEqual(['already-queued', 'already-queued', 'refused']);
+    expect(changed.items.map((item) => item.status)).toEqual(['refused', 'queued']);
+    const conflict = changed.items[0]!;
+    expect(conflict.status === 'refused' && conflict.error).toBeInstanceOf(PayoutRequestConflictError);
+    expect(conflict.status === 'refused' && conflict.error).toMatchObject({ requestId: 'a-1' });
+    expect(await queue.getJobCounts('waiting')).toEqual({ waiting: 3 });
+    expect((await queue.getJob(payoutJobId('a-1')))!.data).toEqual({ request: payout('a-1'), runId: 'month-end' });
+    expect((await runs.progress('month-end'))!.counts).toEqual({
+      queued: 3,
+      sending: 0,
+      retrying: 0,
+      sent: 0,
+      refused: 0,
+      unknown: 0,
+      total: 3,
+    });
+  });
+
+  it('keeps no credential in Redis, in what handlers receive or in the log, even when the provider echoes them', async () => {
+    const echo = { error: 'invalid', echoed: `${API_KEY} Bearer ${ACCESS_TOKEN}` };
+    const started = await start(() => ({ kind: 'refused', status: 400, body: echo }));
+
+    await started.runs.enqueue([payout('k-1')], { runId: 'echo' });
+    await untilDone(started, 'echo');
+
+    const client = new Redis({ host: '127.0.0.1', port: redis.port });
+    const keys = await client.keys('*');
+    const stored = await Promise.all(
+      keys.map(async (key) => ((await client.type(key)) === 'hash' ? JSON.stringify(await client.hgetall(key)) : key)),
+    );
+    client.disconnect();
+    const everything = [...stored, JSON.stringify(started.results.refused), ...started.logger.lines].join('\n');
+    expect(everything).toContain('k-1');
+    expect(everything).toContain('[redacted]');
+    expect(everything).not.toContain(API_KEY);
+    expect(everything).not.toContain(ACCESS_TOKEN);
+  });
+
+  it('keeps no credential in the job data', async () => {
+    const { runs, queue } = await start(() => ({ kind: 'created' }), false);
+    await runs.enqueue([payout('c-1')], { runId: 'creds' });
+
+    const stored = JSON.stringify(await queue.getJob(payoutJobId('c-1')));
+
+    expect(stored).toContain('c-1');
+    expect(stored).not.toContain(API_KEY);
+    expect(stored).not.toContain(ACCESS_TOKEN);
+  });
+
+  it('ends each payout sent, refused or unknown, once each, and pauses on 429 without using up an attempt', async () => {
+    const plan: ProviderPlan = (requestId, seenBefore) => {
+      if (requestId === 'o-refused') return { kind: 'refused', status: 422 };
+      if (requestId === 'o-reset') return { kind: 'reset' };
+      if (requestId === 'o-500') return { kind: 'failed', status: 500 };
+      if (requestId === 'o-429' && seenBefore === 0) return { kind: 'throttled', status: 429, retryAfterSeconds: 1 };
+      if (requestId === 'o-503' && seenBefore === 0) return { kind: 'throttled', status: 503, retryAfterSeconds: 0 };
+      return { kind: 'created' };
+    };
+    const started = await start(plan);
+    const ids = ['o-created', 'o-refused', 'o-reset', 'o-500', 'o-429', 'o-503'];
+
+    await started.runs.enqueue(
+      ids.map((id) => payout(id)),
+      { runId: 'outcomes' },
+    );
+    const done = await untilDone(started, 'outcomes');
+
+    expect(done.counts).toEqual({ queued: 0, sending: 0, retrying: 0, sent: 3, refused: 1, unknown: 2, total: 6 });
+    expect([...provider!.processedCounts()].sort()).toEqual(ids.map((id) => [id, 1]).sort());
+    expect(provider!.requests.filter((request) => request.requestId === 'o-429').map((r) => r.reply)).toEqual([
+      'throttled',
+      'created',
+    ]);
+    const [created, ...throttled] = await Promise.all(
+      ['o-created', 'o-429', 'o-503'].map((id) => started.queue.getJob(payoutJobId(id))),
+    );
+    for (const job of throttled) {
+      // Started twice, yet no attempt used up beyond the one of a payout sent at once.
+      expect(job!.attemptsStarted).toBe(2);
+      expect(job!.attemptsMade).toBeLessThanOrEqual(created!.attemptsMade);
+    }
+    expect(started.logger.messages('warn').filter((line) => line.includes('failed'))).toEqual([]);
+    const { results } = started;
+    expect(results.sent.map((result) => [result.requestId, result.reply?.status, result.attempt]).sort()).toEqual([
+      ['o-429', 201, 2],
+      ['o-503', 201, 2],
+      ['o-created', 201, 1],
+    ]);
+    expect(results.refused).toMatchObject([
+      {
+        requestId: 'o-refused',
+        outcome: 'refused',
+        runId: 'outcomes',
+        error: { name: 'PayoutsApiError', status: 422 },
+      },
+    ]);
+    expect(results.unknown.map((result) => [result.requestId, result.error?.name]).sort()).toEqual([
+      ['o-500', 'PayoutsApiError'],
+      ['o-reset', 'PayoutOutcomeUnknownError'],
+    ]);
+    expect(results.completed).toEqual([{ account: 'default', runId: 'outcomes', counts: done.counts }]);
+    expect(started.logger.lines.join('\n')).not.toContain(API_KEY);
+  });
+
+  it('retries a payout that surely was not sent, and refuses it after the last attempt', async () => {
+    const started = await start(await refusingBaseUrl());
+
+    await started.runs.enqueue([payout('n-1')], { runId: 'no-connection' });
+    const done = await untilDone(started, 'no-connection');
+
+    expect(done.counts).toMatchObject({ refused: 1, unknown: 0, total: 1 });
+    expect(started.results.refused).toMatchObject([
+      { requestId: 'n-1', attempt: 3, error: { name: 'PayoutsNetworkError' } },
+    ]);
+  });
+
+  it('sends an unknown outcome again under the same request_id only with providerDedupesRequestId', async () => {
+    const plan: ProviderPlan = (_requestId, seenBefore) => (seenBefore === 0 ? { kind: 'reset' } : { kind: 'created' });
+    const started = await start(plan, true, { providerDedupesRequestId: true });
+
+    await started.runs.enqueue([payout('d-1')], { runId: 'dedupes' });
+    const done = await untilDone(started, 'dedupes');
+
+    expect(done.counts).toMatchObject({ sent: 1, unknown: 0, total: 1 });
+    expect(provider!.requests.map((request) => [request.requestId, request.reply])).toEqual([
+      ['d-1', 'reset'],
+      ['d-1', 'created'],
+    ]);
+    expect(started.results.sent).toMatchObject([{ requestId: 'd-1', attempt: 2 }]);
+    expect(started.results.unknown).toEqual([]);
+  });
+
+  it('runs a throwing sent handler again without sending the payout again', async () => {
+    const started = await start(() => ({ kind: 'created' }));
+    started.results.failSent = 2;
+
+    await started.runs.enqueue([payout('h-1')], { runId: 'handlers' });
+    await eventually(async () => (started.results.sent.length > 0 ? true : undefined), 15_000, 'the handler succeeds');
+
+    expect(started.results.sent).toMatchObject([{ requestId: 'h-1', outcome: 'sent' }]);
+    expect(provider!.requests.map((request) => request.requestId)).toEqual(['h-1']);
+  });
+
+  it('resolves an unknown outcome: absent sends it once more under the same request_id, sent runs the sent handlers once', async () => {
+    const plan: ProviderPlan = (_requestId, seenBefore) => (seenBefore === 0 ? { kind: 'reset' } : { kind: 'created' });
+    const started = await start(plan);
+    await started.runs.enqueue([payout('u-absent'), payout('u-sent')], { runId: 'resolve' });
+    await untilDone(started, 'resolve');
+
+    const listed = await started.runs.listUnknown();
+    expect(listed.total).toBe(2);
+    expect(listed.payouts.map((item) => [item.requestId, item.runId, item.attempt, item.error?.code]).sort()).toEqual([
+      ['u-absent', 'resolve', 1, 'ECONNRESET'],
+      ['u-sent', 'resolve', 1, 'ECONNRESET'],
+    ]);
+
+    expect(await started.runs.resolveUnknown('u-absent', 'absent', { by: 'ops@example.com' })).toBe('resolved');
+    expect(
+      await started.runs.resolveUnknown('u-sent', 'sent', { by: 'ops@example.com', note: 'seen in the portal' }),
+    ).toBe('resolved');
+    await eventually(async () => (started.results.sent.length === 2 ? true : undefined), 15_000, 'both sent');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    expect(provider!.requests.map((request) => request.requestId).sort()).toEqual(['u-absent', 'u-absent', 'u-sent']);
+    const sent = [...started.results.sent].sort((a, b) => a.requestId.localeCompare(b.requestId));
+    expect(sent).toMatchObject([
+      {
+        requestId: 'u-absent',
+        reply: { status: 201 },
+        attempt: 2,
+        resolution: { decision: 'absent', by: 'ops@example.com' },
+      },
+      {
+        requestId: 'u-sent',
+        attempt: 1,
+        resolution: { decision: 'sent', by: 'ops@example.com', note: 'seen in the portal' },
+      },
+    ]);
+    expect(sent[1]!.reply).toBeUndefined();
+    expect(await started.runs.listUnknown()).toEqual({ total: 0, payouts: [] });
+    expect((await started.runs.progress('resolve'))!.counts).toMatchObject({ sent: 2, unknown: 0 });
+    expect(await started.runs.resolveUnknown('u-sent', 'absent')).toBe('not-unknown');
+    expect(await started.runs.resolveUnknown('nobody', 'sent')).toBe('not-found');
+    expect(started.logger.messages('log').filter((line) => line.includes('resolved as'))).toEqual([
+      'Payout u-absent of run resolve resolved as absent by "ops@example.com"; it is sent once more under the same request_id',
+      'Payout u-sent of run resolve resolved as sent by "ops@example.com": "seen in the portal"; the sent handlers run',
+    ]);
+  });
+});
+
+describeWithRedis('payout runs of several accounts', () => {
+  let redis: RedisServer;
+  let provider: MockPayoutsProvider;
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+    provider = await MockPayoutsProvider.start(() => ({ kind: 'created' }), { minLatencyMs: 1, maxLatencyMs: 5 });
+  });
+  afterAll(async () => {
+    await provider?.close();
+    await redis?.close();
+  });
+
+  @Injectable()
+  class EuResults {
+    readonly sent: PayoutRunResult[] = [];
+
+    @OnPayoutSent({ account: 'eu' })
+    onSent(result: PayoutRunResult): void {
+      this.sent.push(result);
+    }
+  }
+
+  const registration = (name?: string) =>
+    PayoutsModule.forRoot({
+      ...(name !== undefined && { name }),
+      baseUrl: provider.baseUrl,
+      apiKey: API_KEY,
+      accessToken: ACCESS_TOKEN,
+      notifications: false,
+    });
+
+  it('keeps one queue per account, and gives each handler the accounts it names', async () => {
+    const connection = { host: '127.0.0.1', port: redis.port };
+    @Module({
+      imports: [
+        registration(),
+        registration('eu'),
+        PayoutRunsModule.forRoot({ connection, rateLimit: false, prefix: 'accounts' }),
+        PayoutRunsModule.forRoot({
+          account: 'eu',
+          connection,
+          rateLimit: { max: 20, durationMs: 1000 },
+          prefix: 'accounts',
+        }),
+      ],
+      providers: [RecordedResults, EuResults],
+    })
+    class AccountsModule {}
+    const app = await NestFactory.createApplicationContext(AccountsModule, { logger: false });
+    try {
+      const main = app.get<PayoutRunsService>(getPayoutRunsToken());
+      const eu = app.get<PayoutRunsService>(getPayoutRunsToken('eu'));
+      // The same request_id in two accounts: two payouts, one per account.
+      await main.enqueue([payout('acc-1')], { runId: 'main-run' });
+      await eu.enqueue([payout('acc-1'), payout('acc-2')], { runId: 'eu-run' });
+      const results = app.get(RecordedResults);
+      const euResults = app.get(EuResults);
+      await eventually(
+        async () => (results.sent.length === 3 && euResults.sent.length === 2 ? true : undefined),
+        15_000,
+        'all sent',
+      );
+
+      expect(main.queue.name).toBe('payout-runs');
+      expect(eu.queue.name).toBe('payout-runs-eu');
+      expect(app.get(getPayoutRunsQueueToken('eu'))).toBe(eu.queue);
+      expect(results.sent.map((result) => [result.account, result.requestId]).sort()).toEqual([
+        ['default', 'acc-1'],
+        ['eu', 'acc-1'],
+        ['eu', 'acc-2'],
+      ]);
+      expect(euResults.sent.every((result) => result.account === 'eu')).toBe(true);
+      expect((await eu.progress('eu-run'))!.counts).toMatchObject({ sent: 2, total: 2 });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('reads the options from a factory with forRootAsync, the account given up front', async () => {
+    const connection = { host: '127.0.0.1', port: redis.port };
+    const CONFIG = 'RUNS_CONFIG';
+    @Module({ providers: [{ provide: CONFIG, useValue: { prefix: 'async' } }], exports: [CONFIG] })
+    class ConfigModule {}
+    @Module({
+      imports: [
+        registration('eu'),
+        PayoutRunsModule.forRootAsync({
+          account: 'eu',
+          imports: [ConfigModule],
+          inject: [CONFIG],
+          useFactory: (config: { prefix: string }) => ({ connection, prefix: config.prefix, rateLimit: false }),
+        }),
+      ],
+      providers: [EuResults],
+    })
+    class AsyncModule {}
+    @Module({
+      imports: [
+        registration('eu'),
+        PayoutRunsModule.forRootAsync({
+          account: 'eu',
+          useFactory: () => ({ account: 'eu', connection, rateLimit: false }) as never,
+        }),
+      ],
+    })
+    class AccountInFactoryModule {}
+
+    const app = await NestFactory.createApplicationContext(AsyncModule, { logger: false });
+    try {
+      const eu = app.get<PayoutRunsService>(getPayoutRunsToken('eu'));
+      await eu.enqueue([payout('async-1')], { runId: 'async' });
+      await eventually(async () => (app.get(EuResults).sent.length === 1 ? true : undefined), 15_000, 'sent');
+      expect(eu.queue.qualifiedName).toBe('async:payout-runs-eu');
+    } finally {
+      await app.close();
+    }
+    await expect(
+      NestFactory.createApplicationContext(AccountInFactoryModule, { logger: false, abortOnError: false }),
+    ).rejects.toThrow(
+      'PayoutRunsModule option "account" is invalid: expected the account given to forRootAsync(), not by its factory.',
+    );
+  });
+
+  it('fails the bootstrap when the account names no PayoutsModule registration', async () => {
+    @Module({
+      imports: [
+        registration(),
+        PayoutRunsModule.forRoot({
+          account: 'ke',
+          connection: { host: '127.0.0.1', port: redis.port },
+          rateLimit: false,
+        }),
+      ],
+    })
+    class MissingAccountModule {}
+
+    await expect(
+      NestFactory.createApplicationContext(MissingAccountModule, { logger: false, abortOnError: false }),
+    ).rejects.toThrow(
+      `PayoutRunsModule option "account" is invalid: expected the name of a PayoutsModule registration of the app, but there is none named 'ke'.`,
+    );
+  });
+});
