@@ -125,8 +125,9 @@ describe('createPayout per-call options', () => {
       'an axios option that would turn redirects on',
       { maxRedirects: 5 },
       'maxRedirects',
-      'one of timeoutMs, signal, headers',
+      'a known option name (did you mean "maxRetries"?)',
     ],
+    ['an unknown option close to none', { follow: true }, 'follow', 'one of timeoutMs, maxRetries, signal, headers'],
     ['a misspelt header option', { header: { 'x-a': 'b' } }, 'header', 'a known option name (did you mean "headers"?)'],
   ])('refuses %s, naming it and the closest known name, sending nothing', async (_case, options, option, expected) => {
     testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl);
