@@ -11,7 +11,12 @@ import {
   NotificationEnqueueError,
   type NotificationTrace,
 } from '../index.js';
-import { notificationJobData, notificationJobId, readNotificationJobData } from './notification-job.js';
+import {
+  NOTIFICATION_JOB_NAME,
+  notificationJobData,
+  notificationJobId,
+  readNotificationJobData,
+} from './notification-job.js';
 import { createNotificationProcessor, type NotificationJobResult } from './notification-processor.js';
 import type { PayoutsQueueConfig } from './payouts-queue-options.js';
 import { throttledErrorLog } from './throttled-error-log.js';
@@ -50,7 +55,7 @@ export class QueueNotificationDispatcher
     const { dedupeKey } = context;
     const { attempts, backoffMs, retentionMs, enqueueTimeoutMs } = this.config;
     const data = notificationJobData(notification, context, trace.carrier());
-    const added = this.queue.add(notification.eventType, data, {
+    const added = this.queue.add(NOTIFICATION_JOB_NAME, data, {
       // A second add of this id, from a re-send or another instance, leaves the job as it is.
       jobId: notificationJobId(dedupeKey),
       attempts,
