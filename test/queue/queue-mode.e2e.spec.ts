@@ -371,6 +371,24 @@ describeWithRedis('queue mode (payoutsQueue) on a real Redis', () => {
     expect(app.events.runs).toHaveLength(1);
   }, 30_000);
 
+  it('says that a web-only instance stores notifications for the workers, never that they are dropped', async () => {
+    const queueName = uniqueQueueName();
+    const webLogger = new RecordingLogger();
+    const workerLogger = new RecordingLogger();
+    await launch('express', redis, { queueName, worker: false }, { logger: webLogger, providers: [] });
+    await launch('fastify', redis, { queueName, route: false }, { logger: workerLogger, providers: [] });
+
+    expect(webLogger.messages('warn')).toEqual([]);
+    expect(webLogger.messages('log')).toContain(
+      "Notifications are stored for the queue's workers, which run the handlers",
+    );
+    // A worker without handlers does drop them: it says so.
+    expect(workerLogger.messages('warn')).toContain(
+      'No handler for PAYMENT_METHOD_ADDED notifications: they will be acknowledged and dropped. ' +
+        'Decorate a provider method with @OnPaymentMethod…() to receive them.',
+    );
+  });
+
   it('splits the roles: a web instance only stores, a worker instance serves no route and runs the handlers', async () => {
     const queueName = uniqueQueueName();
     const web = await launch('express', redis, { queueName, worker: false });

@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import { escapeControls } from '../../common/printable.js';
 import { withDeadline } from '../../common/with-deadline.js';
+import { missingBullMqPeer } from '../bullmq-peers.js';
 import {
   type FailedNotification,
   listFailedNotifications,
@@ -34,6 +35,12 @@ export async function runQueueCommand(args: string[], output: CommandOutput, env
   if ('problem' in parsed) {
     output.err(`Error: ${parsed.problem}`);
     output.err('Run "nestjs-payouts queue --help" for the options.');
+    return EXIT_USAGE;
+  }
+  // The command connects from a URL, so BullMQ opens its own connections, with ioredis.
+  const missing = missingBullMqPeer(true);
+  if (missing !== undefined) {
+    output.err(`Error: the queue command needs the ${missing} package: npm install ${missing}`);
     return EXIT_USAGE;
   }
   output = redacted(output, parsed);
