@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 import { EXIT_USAGE, runSimulateCommand } from './simulator/cli/simulate-command.js';
+import { runMockApiCommand } from './testing/cli/mock-api-command.js';
 
 const USAGE = `Usage: nestjs-payouts <command> [options]
 
 Commands:
   simulate    Deliver a payment-method notification to your endpoint like the payouts service does
+  mock-api    Run a mock of the payouts API for your app to call (POST /payouts)
   queue       List and replay the notifications queue mode could not handle (needs bullmq)
 
 Run "nestjs-payouts <command> --help" for its options.`;
@@ -32,6 +34,8 @@ async function runQueueCommand(args: string[]): Promise<number> {
 const [command, ...args] = process.argv.slice(2);
 if (command === 'simulate') {
   process.exitCode = await runSimulateCommand(args, output);
+} else if (command === 'mock-api') {
+  process.exitCode = await runMockApiCommand(args, output, process.env);
 } else if (command === 'queue') {
   process.exitCode = await runQueueCommand(args);
 } else if (command === '--help' || command === '-h' || command === 'help') {

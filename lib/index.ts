@@ -69,7 +69,12 @@ export type {
 } from './interfaces/notification-dispatcher.interface.js';
 /** The dedupe store of a registration, for `overrideProvider` in tests. */
 export { NOTIFICATION_DEDUPE_STORE } from './payouts.constants.js';
-export type { NotificationClaim, NotificationDedupeStore } from './interfaces/notification-dedupe-store.interface.js';
+export type {
+  NotificationClaim,
+  NotificationDedupeStore,
+  NotificationHandlerRecord,
+  NotificationRecordedClaim,
+} from './interfaces/notification-dedupe-store.interface.js';
 export {
   InMemoryNotificationDedupeStore,
   type InMemoryNotificationDedupeStoreOptions,

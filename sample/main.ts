@@ -8,12 +8,12 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import {
   type DeliveryReport,
   deliver,
+  MockPayoutsApi,
   paymentMethodAddedNotification,
   paymentMethodRemovedNotification,
   type SimulatedNotification,
 } from 'nestjs-payouts/testing';
 import { AppModule } from './app.module.js';
-import { type MockPayoutsApi, startMockPayoutsApi } from './mock-payouts-api.js';
 import { findRedisServer, type SampleRedis, startSampleRedis } from './sample-redis.js';
 import { SampleLogger } from './sample-logger.js';
 import { SavedCardsStore } from './saved-cards.store.js';
@@ -76,7 +76,8 @@ async function main(): Promise<void> {
       print(`   Using ${process.env.PAYOUTS_BASE_URL} with the credentials from the environment.`);
       return undefined;
     }
-    const api = await startMockPayoutsApi();
+    // The mock API that nestjs-payouts/testing ships, with credentials it makes up for this run.
+    const api = await MockPayoutsApi.start();
     Object.assign(process.env, {
       PAYOUTS_BASE_URL: api.baseUrl,
       PAYOUTS_API_KEY: api.apiKey,
@@ -181,7 +182,7 @@ async function runSteps(
     });
     print(`   Payouts API replied HTTP ${result.status}: ${JSON.stringify(result.body)}`);
     if (mock) {
-      check(mock.requests.length === 1, `the mock API received ${mock.requests.length} requests, expected 1`);
+      check(mock.calls.length === 1, `the mock API received ${mock.calls.length} requests, expected 1`);
       print('   The mock API accepted both credential headers and every field of the body.');
     }
   });

@@ -5,13 +5,18 @@ import { PayoutsConfigError } from '../errors/payouts-config.error.js';
  * `forRootAsync` factory, which types cannot catch, would otherwise be ignored in silence.
  */
 export function rejectUnknownKeys(options: object, known: readonly string[], path: string, owner?: string): void {
-  for (const key of Object.keys(options)) {
-    if (known.includes(key)) continue;
-    const closest = closestName(key, known);
-    const hint =
-      closest === undefined ? `one of ${known.join(', ')}` : `a known option name (did you mean "${closest}"?)`;
-    throw new PayoutsConfigError(path ? `${path}.${key}` : key, hint, owner);
-  }
+  const unknown = unknownKey(options, known);
+  if (unknown) throw new PayoutsConfigError(path ? `${path}.${unknown.key}` : unknown.key, unknown.expected, owner);
+}
+
+/** The first key of `options` that is not `known`, with what is expected instead (the closest known name). */
+export function unknownKey(options: object, known: readonly string[]): { key: string; expected: string } | undefined {
+  const key = Object.keys(options).find((name) => !known.includes(name));
+  if (key === undefined) return undefined;
+  const closest = closestName(key, known);
+  const expected =
+    closest === undefined ? `one of ${known.join(', ')}` : `a known option name (did you mean "${closest}"?)`;
+  return { key, expected };
 }
 
 /**

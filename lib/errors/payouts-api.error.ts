@@ -10,18 +10,28 @@ export interface PayoutsApiErrorDetails extends PayoutsCallTarget {
    * An incomplete body is kept as the text that arrived, never parsed.
    */
   bodyCutShort?: string;
+  /** Whether `body` is less than the whole reply body; by default, whether it was cut short. */
+  bodyTruncated?: boolean;
+  /** The size of the reply body in bytes, as received (after decoding); by default, the size of `body`. */
+  bodyLength?: number;
 }
 
 /**
  * The payouts API answered with a non-2xx status (after any retries the policy allows).
- * `body` is the parsed JSON reply, or its text when it is not JSON (or arrived incomplete); the API key and the
- * access token are replaced with `[redacted]` wherever the reply echoed them. Whether sending again is safe depends
- * on the status: `429`/`503` were not processed, other 4xx were refused, other 5xx may have been processed.
+ * `body` is the parsed JSON reply, or its text when it is not JSON, arrived incomplete or is longer than the 4,096
+ * characters kept; the API key, the access token and a proxy's credentials are replaced with `[redacted]` wherever
+ * the reply echoed them. Whether sending again is safe depends on the status: `429`/`503` were not processed, other
+ * 4xx were refused, other 5xx may have been processed.
  */
 export class PayoutsApiError extends PayoutsError {
   readonly headers: Record<string, string>;
-  /** True when the body did not arrive whole (too large, too slow or cut off): `body` is then the text received. */
+  /**
+   * True when `body` is not the whole reply body: it did not arrive whole (too large, too slow or cut off), or it is
+   * longer than the 4,096 characters kept. `body` is then the text's first part.
+   */
   readonly bodyTruncated: boolean;
+  /** The size of the reply body in bytes as received (after decoding), however little of it `body` keeps. */
+  readonly bodyLength: number;
   readonly method: string | undefined;
   readonly path: string | undefined;
 
@@ -35,8 +45,18 @@ export class PayoutsApiError extends PayoutsError {
     const truncation = details.bodyCutShort ? `; the reply body was ${details.bodyCutShort} and is kept truncated` : '';
     super(`${callSubject(requestId, details)} was rejected by the payouts API with HTTP ${status}${truncation}.`);
     this.headers = details.headers ?? {};
-    this.bodyTruncated = details.bodyCutShort !== undefined;
+    this.bodyTruncated = details.bodyTruncated ?? details.bodyCutShort !== undefined;
+    this.bodyLength = details.bodyLength ?? byteLengthOf(body);
     this.method = details.method;
     this.path = details.path;
+  }
+}
+
+/** The size in bytes of a body given by hand (in a test, say): its text, or its JSON. */
+function byteLengthOf(body: unknown): number {
+  try {
+    return Buffer.byteLength(typeof body === 'string' ? body : (JSON.stringify(body) ?? ''));
+  } catch {
+    return 0;
   }
 }

@@ -25,6 +25,10 @@ export interface NotificationContext {
   readonly ip: string | undefined;
   /** `'route'`, or `'queue'` when a queue worker runs the handler. */
   readonly source: NotificationSource;
-  /** Which run of the handlers this is: always `1` on the route; on a queue worker, 1 up to the queue's `attempts`. */
+  /**
+   * Which run of this handler this is for this notification: `1`, then one more for each earlier run of it that failed
+   * (threw, rejected or outlived the time limit), on the route's re-sends as on a queue's retries. A handler that
+   * succeeded is not run again, so a handler added by a deploy between two runs starts at `1`.
+   */
   readonly attempt: number;
 }

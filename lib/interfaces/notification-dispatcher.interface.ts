@@ -39,6 +39,11 @@ export interface NotificationDispatcher {
 export interface NotificationHandlerRef {
   /** `ClassName.method`, for logs. */
   readonly name: string;
+  /**
+   * What records of the handlers' success name it by: its `name`, followed by ` #2`, ` #3`… for the second and later
+   * instances of one class that all handle notifications (a class provided under several tokens).
+   */
+  readonly id: string;
   /** Calls the method; it may return a value or a promise, or throw. */
   invoke(notification: DispatchedNotification, context: NotificationContext): unknown;
 }

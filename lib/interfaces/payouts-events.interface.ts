@@ -42,6 +42,11 @@ export interface PayoutsNotificationEvent {
   readonly dedupe: NotificationDedupeResult | undefined;
   /** Milliseconds from the request's arrival to its reply. */
   readonly elapsedMs: number;
+  /**
+   * The handlers (`ClassName.method`) not run because they succeeded in an earlier delivery or attempt of this
+   * notification; absent when none was skipped.
+   */
+  readonly skippedHandlers?: readonly string[];
 }
 
 /** The events of a registration's `PayoutsService`, by name. */

@@ -43,6 +43,11 @@ export interface NotificationTrace {
   deduped(result: NotificationDedupeResult): void;
   /** Runs one handler; an implementation may run it inside a context of its own (a span) and time it. */
   runHandler<T>(handler: string, run: () => T): T;
+  /**
+   * Optional: a handler of the notification is not run, as it succeeded in an earlier delivery or attempt. Called
+   * before the handlers that do run.
+   */
+  handlerSkipped?(handler: string): void;
   /** What a queue dispatcher stores with the notification, for `PayoutsInstrumentation.resumeNotification`. */
   carrier(): NotificationTraceCarrier;
   /** Called once, when the reply (or the worker's outcome) is known. */

@@ -14,7 +14,7 @@ export interface PayoutsRetryOptions {
   maxRetries?: number;
   /** First backoff delay; doubled on each retry, with full jitter. Default `200`. */
   baseDelayMs?: number;
-  /** Upper bound of any wait, a `Retry-After` header included. Default `10000`. */
+  /** Upper bound of any wait, a `Retry-After` header included, at most 2147483647 (a timer's limit). Default `10000`. */
   maxDelayMs?: number;
   /** Response statuses that prove the payout was not processed. Default `[429, 503]`. */
   retryOnStatus?: number[];
@@ -30,13 +30,13 @@ export interface PayoutsModuleOptions extends PayoutsTransportOptions {
   accessToken: AccessTokenSource;
   /**
    * Hard deadline of each attempt, in milliseconds: the access token, connecting, sending and the whole reply.
-   * Default `30000`. A whole `createPayout()` call settles within
+   * Default `30000`, at most 2147483647 (a longer timer would fire at once). A whole `createPayout()` call settles within
    * (maxRetries + 2) × timeoutMs + maxRetries × maxDelayMs.
    */
   timeoutMs?: number;
   /**
    * Largest reply body read, counted after decompression. Default `1048576` (1 MiB). A larger 2xx reply rejects
-   * with `PayoutOutcomeUnknownError`; a larger error reply keeps its first `maxResponseBytes` as text.
+   * with `PayoutOutcomeUnknownError`; a `PayoutsApiError` keeps at most 4,096 characters of any error reply.
    */
   maxResponseBytes?: number;
   /** A number is shorthand for `{ maxRetries: n }`. */

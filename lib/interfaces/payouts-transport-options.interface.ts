@@ -25,8 +25,8 @@ export interface PayoutsTransportOptions {
   proxy?: AxiosProxyConfig | false;
   /**
    * Headers sent with every request, such as a tenant or correlation header. They cannot set the credential headers
-   * or those the module needs (`X-API-Key`, `Authorization`, `Content-Type`, `Accept-Encoding`, …); `User-Agent` and
-   * `Accept` may be replaced.
+   * or those the module needs (`X-API-Key`, `Authorization`, `Content-Type`, `Accept-Encoding`, …), in any case and
+   * with `_` for `-` (`x_api_key`); `User-Agent` and `Accept` may be replaced.
    */
   headers?: Record<string, string>;
 }

@@ -78,6 +78,15 @@ export class NotificationSpan implements NotificationTrace {
     ) as T;
   }
 
+  /** An event on the notification's span, and a count, for a handler not run again. */
+  handlerSkipped(handler: string): void {
+    const { account, instruments } = this.telemetry;
+    this.span.addEvent(SPAN_NAMES.handlerSkippedEvent, { [ATTRIBUTES.handler]: handler });
+    const attributes: Attributes = { [ATTRIBUTES.account]: account, [ATTRIBUTES.handler]: handler };
+    if (this.eventType !== undefined) attributes[ATTRIBUTES.eventType] = this.eventType;
+    instruments.handlerSkips.add(1, attributes);
+  }
+
   carrier(): NotificationTraceCarrier {
     const carrier: Record<string, string> = {};
     this.telemetry.api.propagation.inject(this.context, carrier);

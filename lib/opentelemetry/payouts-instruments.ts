@@ -6,6 +6,7 @@ export interface PayoutsInstruments {
   readonly notificationDeliveries: Counter;
   readonly notificationDuration: Histogram;
   readonly handlerDuration: Histogram;
+  readonly handlerSkips: Counter;
   readonly payoutRequests: Counter;
   readonly payoutDuration: Histogram;
   readonly payoutRetries: Counter;
@@ -31,6 +32,10 @@ export function createPayoutsInstruments(meter: Meter): PayoutsInstruments {
       METRIC_NAMES.handlerDuration,
       seconds('Time one notification handler took, until its promise settled'),
     ),
+    handlerSkips: meter.createCounter(METRIC_NAMES.handlerSkips, {
+      description: 'Handlers not run for a re-sent or retried notification, as they had succeeded before',
+      unit: '{handler}',
+    }),
     payoutRequests: meter.createCounter(METRIC_NAMES.payoutRequests, {
       description: 'createPayout() calls that reached the payouts client, by outcome, whatever their attempts',
       unit: '{request}',

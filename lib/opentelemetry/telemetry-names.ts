@@ -15,12 +15,15 @@ export const SPAN_NAMES = {
   payout: 'payouts.create_payout',
   /** An event on the payout's span for each retry. */
   retryEvent: 'payouts.payout.retry',
+  /** An event on the notification's span for each handler not run again, as it succeeded before. */
+  handlerSkippedEvent: 'payouts.handler.skipped',
 } as const;
 
 export const METRIC_NAMES = {
   notificationDeliveries: 'payouts.notification.deliveries',
   notificationDuration: 'payouts.notification.duration',
   handlerDuration: 'payouts.notification.handler.duration',
+  handlerSkips: 'payouts.notification.handler.skips',
   payoutRequests: 'payouts.payout.requests',
   payoutDuration: 'payouts.payout.duration',
   payoutRetries: 'payouts.payout.retries',

@@ -48,3 +48,15 @@ export class CredentialRedactor {
     return redacted.slice(0, redacted.length - partial);
   }
 }
+
+/**
+ * The secrets in an authorization header's value (`Basic dXNlcjpwYXNz`): the credentials as sent and, for `Basic`,
+ * the password they encode, so that a proxy echoing either, decoded or not, is redacted.
+ */
+export function authorizationSecrets(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  const [scheme = '', credentials = ''] = value.trim().split(/\s+/, 2);
+  if (scheme.toLowerCase() !== 'basic') return [credentials];
+  const decoded = Buffer.from(credentials, 'base64').toString('utf8');
+  return [credentials, decoded.slice(decoded.indexOf(':') + 1)];
+}

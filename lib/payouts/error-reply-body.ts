@@ -7,20 +7,47 @@ import type { CredentialRedactor } from './credential-redactor.js';
 const MAX_KEPT_JSON_DEPTH = 64;
 
 /**
- * The body a `PayoutsApiError` keeps, with every credential redacted: the parsed JSON when the reply arrived whole
- * and is JSON of a sane depth, otherwise its text.
+ * How much of an error reply's body a `PayoutsApiError` keeps, in characters: any error message fits, and an error
+ * that is logged, queued or kept in memory never carries the rest of a reply of up to `maxResponseBytes`.
  */
-export function errorReplyBody(text: string, whole: boolean, redactor: CredentialRedactor): unknown {
-  if (!whole) return keptText(text, redactor, true);
+export const ERROR_BODY_EXCERPT_CHARS = 4096;
+
+/** What a `PayoutsApiError` keeps of a reply's body; `truncated` when it is not the whole body. */
+export interface KeptErrorBody {
+  readonly body: unknown;
+  readonly truncated: boolean;
+}
+
+/**
+ * The body a `PayoutsApiError` keeps, with every credential redacted: the parsed JSON when the reply arrived whole
+ * and is JSON of a sane depth within the excerpt's length, otherwise its text, cut to the excerpt's length.
+ */
+export function errorReplyBody(text: string, whole: boolean, redactor: CredentialRedactor): KeptErrorBody {
+  if (!whole) return { body: excerpt(keptText(text, redactor, true)), truncated: true };
+  if (text.length > ERROR_BODY_EXCERPT_CHARS) {
+    // Redacted first and cut after, so that no credential is cut in two.
+    const kept = keptText(text, redactor, false);
+    return { body: excerpt(kept), truncated: kept.length > ERROR_BODY_EXCERPT_CHARS };
+  }
   const redacted = redactor.text(text);
   let parsed: unknown;
   try {
     parsed = JSON.parse(redacted);
   } catch {
-    return keptText(text, redactor, false);
+    return { body: keptText(text, redactor, false), truncated: false };
   }
   // Without a backslash no JSON string was escaped, so redacting the text covered every string.
-  return keptJson(parsed, redacted.includes('\\') ? redactor : undefined) ?? keptText(text, redactor, false);
+  const json = keptJson(parsed, redacted.includes('\\') ? redactor : undefined);
+  return { body: json ?? keptText(text, redactor, false), truncated: false };
+}
+
+/** The start of a text (already redacted), at most `ERROR_BODY_EXCERPT_CHARS` long, never splitting a surrogate pair. */
+function excerpt(text: string): string {
+  if (text.length <= ERROR_BODY_EXCERPT_CHARS) return text;
+  const end = /[\uD800-\uDBFF]/.test(text[ERROR_BODY_EXCERPT_CHARS - 1]!)
+    ? ERROR_BODY_EXCERPT_CHARS - 1
+    : ERROR_BODY_EXCERPT_CHARS;
+  return text.slice(0, end);
 }
 
 /**

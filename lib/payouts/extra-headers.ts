@@ -37,7 +37,9 @@ export function checkExtraHeaders(value: unknown, option: string): ExtraHeadersC
     if (!TOKEN.test(name)) {
       return { option, expected: "header names made of letters, digits and !#$%&'*+.^_`|~-" };
     }
-    if (MODULE_HEADERS.has(lowercase)) {
+    // Many servers and gateways read `x_api_key` as `X-API-Key` (CGI-style variables name both HTTP_X_API_KEY), so
+    // an underscore spelling of a header the module sets would reach the API beside the real one.
+    if (MODULE_HEADERS.has(lowercase.replaceAll('_', '-'))) {
       return {
         option: `${option}.${lowercase}`,
         expected: 'no such header: the module sets it (credentials come from apiKey and accessToken)',

@@ -1,3 +1,5 @@
+import { optionKeys, unknownKey } from '../common/known-option-keys.js';
+import { isTimerDelay, timerDelayExpected } from '../common/timer-delay.js';
 import { PayoutsCallOptionsError } from '../errors/payouts-call-options.error.js';
 import type { PayoutsCallTarget } from '../errors/payouts-call-target.js';
 import type { PayoutsCallOperation } from '../interfaces/payouts-instrumentation.interface.js';
@@ -37,10 +39,27 @@ const METHODS: ReadonlySet<string> = new Set<PayoutsApiMethod>([
 ]);
 const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** The per-call options, checked, over the module's defaults; a bad one rejects with `PayoutsCallOptionsError`. */
+const CALL_OPTION_KEYS = optionKeys<PayoutsCallOptions>()('timeoutMs', 'signal', 'headers');
+const REQUEST_KEYS = optionKeys<PayoutsApiRequest>()(
+  'method',
+  'path',
+  'params',
+  'query',
+  'body',
+  'requestId',
+  'timeoutMs',
+  'signal',
+  'headers',
+);
+
+/**
+ * The per-call options, checked, over the module's defaults; a bad one rejects with `PayoutsCallOptionsError`, and so
+ * does a name that is not one of `known` (a typo, or an axios option such as `maxRedirects`, would go unheeded).
+ */
 export function callSettings(
   config: PayoutsClientConfig,
   options: PayoutsCallOptions | undefined,
+  known: readonly string[] = CALL_OPTION_KEYS,
 ): Pick<PayoutsApiCall, 'timeoutMs' | 'signal' | 'headers'> {
   if (options === undefined) {
     return { timeoutMs: config.timeoutMs, signal: undefined, headers: config.transport.headers };
@@ -48,10 +67,10 @@ export function callSettings(
   if (typeof options !== 'object' || options === null) {
     throw new PayoutsCallOptionsError('options', 'an object of call options');
   }
+  const unknown = unknownKey(options, known);
+  if (unknown) throw new PayoutsCallOptionsError(unknown.key, unknown.expected);
   const { timeoutMs = config.timeoutMs, signal, headers } = options;
-  if (typeof timeoutMs !== 'number' || !Number.isSafeInteger(timeoutMs) || timeoutMs < 1) {
-    throw new PayoutsCallOptionsError('timeoutMs', 'a positive whole number of milliseconds');
-  }
+  if (!isTimerDelay(timeoutMs, 1)) throw new PayoutsCallOptionsError('timeoutMs', timerDelayExpected(1));
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     throw new PayoutsCallOptionsError('signal', 'an AbortSignal');
   }
@@ -66,6 +85,7 @@ export function requestCall(config: PayoutsClientConfig, request: PayoutsApiRequ
   if (typeof request !== 'object' || request === null) {
     throw new PayoutsCallOptionsError('request', 'an object with method and path');
   }
+  const settings = callSettings(config, request, REQUEST_KEYS);
   const { method, requestId } = request;
   if (typeof method !== 'string' || !METHODS.has(method)) {
     throw new PayoutsCallOptionsError('method', `one of ${[...METHODS].join(', ')}`);
@@ -73,26 +93,54 @@ export function requestCall(config: PayoutsClientConfig, request: PayoutsApiRequ
   if (requestId !== undefined && (typeof requestId !== 'string' || requestId.trim() === '')) {
     throw new PayoutsCallOptionsError('requestId', 'a non-blank string');
   }
-  const path = filledPath(request.path, request.params);
+  const url = urlBelowBase(config.baseUrl, filledPath(request.path, request.params), queryString(request.query));
   return {
     operation: 'request',
     method,
-    url: `${config.baseUrl}${path}${queryString(request.query)}`,
+    url: url.href,
     body: serialisedBody(request.body),
     requestId,
-    target: { method, path: new URL(`${config.baseUrl}${path}`).pathname },
+    target: { method, path: url.pathname },
     safe: SAFE_METHODS.has(method),
-    ...callSettings(config, request),
+    ...settings,
   };
 }
+
+/**
+ * The URL exactly as it goes on the wire (the URL parser resolves dot segments, in any spelling, before sending), if
+ * it has the base URL's origin and stays below its path; otherwise nothing is sent, since the credentials go with it.
+ */
+function urlBelowBase(baseUrl: string, path: string, query: string): URL {
+  const base = new URL(baseUrl);
+  const url = new URL(`${baseUrl}${path}${query}`);
+  const below = base.pathname === '/' ? '/' : `${base.pathname}/`;
+  if (url.origin !== base.origin || !url.pathname.startsWith(below)) {
+    throw new PayoutsCallOptionsError('path', 'a path that stays below baseUrl once the URL is resolved');
+  }
+  return url;
+}
+
+/** Whether a path segment is `.` or `..` as the URL parser reads it: `%2e` is a dot too, in either case. */
+const isDotSegment = (segment: string): boolean => ['.', '..'].includes(segment.replace(/%2e/gi, '.'));
 
 /** `/payouts/{id}` with `{ id: 'po 1' }` gives `/payouts/po%201`; every placeholder needs a value, every value a place. */
 function filledPath(template: unknown, params: Record<string, string | number> = {}): string {
   if (typeof template !== 'string' || !/^\/[^?#]*$/.test(template)) {
     throw new PayoutsCallOptionsError('path', 'a path starting with "/", without a query string or fragment');
   }
-  if (template.split('/').some((segment) => segment === '.' || segment === '..')) {
-    throw new PayoutsCallOptionsError('path', 'a path without "." or ".." segments, which would leave the base URL');
+  // The URL parser drops tabs, line breaks and a trailing space, and reads "\" as "/": the path sent would not be the
+  // one written, and ".\t." or a last segment ".. " would become "..".
+  if (/[\\\s\p{Cc}]/u.test(template)) {
+    throw new PayoutsCallOptionsError(
+      'path',
+      'a path without backslashes, spaces or control characters (such text goes in params, which are encoded)',
+    );
+  }
+  if (template.split('/').some(isDotSegment)) {
+    throw new PayoutsCallOptionsError(
+      'path',
+      'a path without "." or ".." segments (also spelt %2e), which would leave the base URL',
+    );
   }
   if (typeof params !== 'object' || params === null) throw new PayoutsCallOptionsError('params', 'an object');
   const used = new Set<string>();
@@ -100,6 +148,10 @@ function filledPath(template: unknown, params: Record<string, string | number> =
     const value: unknown = Object.prototype.hasOwnProperty.call(params, name) ? params[name] : undefined;
     if ((typeof value !== 'string' || value === '') && typeof value !== 'number') {
       throw new PayoutsCallOptionsError(`params.${name}`, 'a non-empty string or a number for the path placeholder');
+    }
+    // Percent-encoding leaves dots alone, so "." and ".." would move the path up a level.
+    if (isDotSegment(String(value))) {
+      throw new PayoutsCallOptionsError(`params.${name}`, 'a value other than "." or ".." (also spelt %2e)');
     }
     used.add(name);
     return encodeURIComponent(String(value));

@@ -9,7 +9,7 @@ import type { PayoutsCallTrace, PayoutsInstrumentation } from '../interfaces/pay
 import type { PayoutsClientConfig } from './payouts-client-config.js';
 import type { AccessTokenProvider, TokenRequester } from './access-token-provider.js';
 import { AttemptDeadline } from './attempt-deadline.js';
-import { CredentialRedactor } from './credential-redactor.js';
+import { authorizationSecrets, CredentialRedactor } from './credential-redactor.js';
 import { errorReplyBody } from './error-reply-body.js';
 import type { PayoutsApiCall } from './payouts-api-call.js';
 import { replyText } from './payout-reply.js';
@@ -201,25 +201,32 @@ export class PayoutsApiClient {
     return { code, description: `cut off (${code})` };
   }
 
-  /** The rejection for a final non-2xx reply, keeping nothing of it that holds a credential sent with it. */
+  /**
+   * The rejection for a final non-2xx reply, keeping nothing of it that holds a credential sent with it (a proxy's
+   * included), and no more of its body than an excerpt.
+   */
   private apiError(
     reply: ApiReply,
     token: string,
     sending: Sending,
     bodyCutShort: string | undefined,
   ): PayoutsApiError {
-    const redactor = new CredentialRedactor(this.credentials(token));
-    const body = errorReplyBody(replyText(reply.body.bytes), bodyCutShort === undefined, redactor);
-    return new PayoutsApiError(reply.status, body, sending.requestId, {
+    const redactor = new CredentialRedactor(this.credentials(token, reply.proxyAuthorization));
+    const kept = errorReplyBody(replyText(reply.body.bytes), bodyCutShort === undefined, redactor);
+    return new PayoutsApiError(reply.status, kept.body, sending.requestId, {
       ...sending.target,
       headers: redactor.headers(reply.headers),
       bodyCutShort,
+      bodyTruncated: kept.truncated,
+      bodyLength: reply.body.bytes.length,
     });
   }
 
-  private credentials(token: string | undefined): string[] {
+  private credentials(token: string | undefined, proxyAuthorization?: string): string[] {
     const proxyPassword = this.config.transport.proxy ? this.config.transport.proxy.auth?.password : undefined;
-    return [this.config.apiKey.reveal(), token, proxyPassword].filter((secret): secret is string => !!secret);
+    return [this.config.apiKey.reveal(), token, proxyPassword, ...authorizationSecrets(proxyAuthorization)].filter(
+      (secret): secret is string => !!secret,
+    );
   }
 
   /** Waits before retry number `retry`; the caller's abort ends the wait, and the call, since nothing was processed. */

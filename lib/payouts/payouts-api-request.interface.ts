@@ -11,7 +11,9 @@ export interface PayoutsApiRequest extends PayoutsCallOptions {
   method: PayoutsApiMethod;
   /**
    * The path below `baseUrl`, starting with `/`, such as `/payouts/{id}`. Each `{name}` is replaced with
-   * `params.name`, percent-encoded, so a value can never change the path's shape.
+   * `params.name`, percent-encoded, so a value can never change the path's shape. Dot segments in any spelling
+   * (`..`, `%2e%2e`, `\..\`), spaces, control characters and a `params` value `.` or `..` are refused, and the URL
+   * must stay below `baseUrl` as it is sent: the credentials go wherever it leads.
    */
   path: string;
   params?: Record<string, string | number>;

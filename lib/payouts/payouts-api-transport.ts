@@ -1,4 +1,4 @@
-import { Agent as HttpAgent } from 'node:http';
+import { type ClientRequest, Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
 import type { HttpService } from '@nestjs/axios';
@@ -23,6 +23,11 @@ export interface ApiReply {
   /** Names in lowercase; repeated headers joined with `", "`. */
   readonly headers: Record<string, string>;
   readonly body: ReplyBody;
+  /**
+   * The `Proxy-Authorization` header the request carried to a forward proxy (an `http://` API reached through one
+   * with credentials, from the `proxy` option or `HTTP_PROXY`): a credential the reply may echo, like the others.
+   */
+  readonly proxyAuthorization: string | undefined;
 }
 
 // Built once rather than per call: the body is sent as serialised, and any status is a reply to look at.
@@ -73,6 +78,7 @@ export class PayoutsApiTransport {
       status: response.status,
       headers,
       body: await readReplyBody(response.data, headers['content-encoding'], exchange.maxResponseBytes),
+      proxyAuthorization: sentHeader(response.request, 'proxy-authorization'),
     };
   }
 
@@ -85,4 +91,10 @@ export class PayoutsApiTransport {
     this.ownAgents.push(agent);
     return agent;
   }
+}
+
+/** A header as the request that got the reply sent it (axios adds a proxy's credentials itself, on the way out). */
+function sentHeader(request: unknown, name: string): string | undefined {
+  const value = (request as Partial<Pick<ClientRequest, 'getHeader'>> | undefined)?.getHeader?.(name);
+  return typeof value === 'string' ? value : undefined;
 }

@@ -1,6 +1,7 @@
 import { parseHttpUrl } from '../common/http-url.js';
 import { optionKeys, rejectUnknownKeys } from '../common/known-option-keys.js';
 import { RedactedSecret } from '../common/redacted-secret.js';
+import { timerDelayOption } from '../common/timer-delay.js';
 import { wholeNumberOption } from '../common/whole-number-option.js';
 import { PayoutsConfigError } from '../errors/payouts-config.error.js';
 import type {
@@ -56,7 +57,7 @@ export function resolvePayoutsClientConfig(options: PayoutsModuleOptions): Payou
     payoutsUrl: `${baseUrl}/payouts`,
     apiKey: new RedactedSecret(requireSecret('apiKey', options.apiKey)),
     accessToken: resolveAccessToken(options.accessToken),
-    timeoutMs: wholeNumberOption('timeoutMs', options.timeoutMs, 30_000, 1, 'milliseconds'),
+    timeoutMs: timerDelayOption('timeoutMs', options.timeoutMs, 30_000, 1),
     maxResponseBytes: wholeNumberOption('maxResponseBytes', options.maxResponseBytes, 1_048_576, 1, 'bytes'),
     retry: resolveRetry(options.retries),
     transport: resolveTransportConfig(options),
@@ -115,7 +116,7 @@ function resolveRetry(retries: PayoutsModuleOptions['retries']): Required<Payout
   return {
     maxRetries: wholeNumberOption('retries.maxRetries', options.maxRetries, RETRY_DEFAULTS.maxRetries, 0),
     baseDelayMs: wholeNumberOption('retries.baseDelayMs', options.baseDelayMs, RETRY_DEFAULTS.baseDelayMs, 0),
-    maxDelayMs: wholeNumberOption('retries.maxDelayMs', options.maxDelayMs, RETRY_DEFAULTS.maxDelayMs, 0),
+    maxDelayMs: timerDelayOption('retries.maxDelayMs', options.maxDelayMs, RETRY_DEFAULTS.maxDelayMs, 0),
     retryOnStatus: [...retryOnStatus],
   };
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { NotificationContext, NotificationTraceCarrier } from '../index.js';
+import type { NotificationContext, NotificationHandlerRecord, NotificationTraceCarrier } from '../index.js';
 import { jsonText } from './json-text.js';
 
 /**
@@ -14,6 +14,12 @@ export interface NotificationJobData {
   readonly ip?: string;
   /** The route's trace context (`traceparent`, `tracestate`), so that the worker continues the same trace. */
   readonly trace?: NotificationTraceCarrier;
+  /**
+   * Which handlers have succeeded, and how many runs of the others failed: written by the worker as each handler
+   * succeeds (while others still run) and when an attempt fails, so that a retry, or another worker after a crash,
+   * runs only the others. Absent until then, and in jobs stored by earlier versions.
+   */
+  readonly handlers?: NotificationHandlerRecord;
 }
 
 /**

@@ -2,8 +2,15 @@ import type { LoggerService } from '@nestjs/common';
 import { UnrecoverableError } from 'bullmq';
 import { stackOf } from '../common/error-stack.js';
 import {
+  attemptOf,
+  hasSucceeded,
+  nextHandlerRecord,
+  readHandlerRecord,
+} from '../common/notification-handler-record.js';
+import {
   type NotificationContext,
   type NotificationDispatcherHost,
+  type NotificationHandlerRecord,
   NotificationHandlersError,
   type NotificationHandlerRef,
   type NotificationTrace,
@@ -13,18 +20,20 @@ import { type NotificationJobData, readNotificationJobData } from './notificatio
 /** What a completed job keeps as its return value. */
 export type NotificationJobResult = 'handled' | 'unhandled';
 
-/** The part of a BullMQ job that the processor reads. */
+/** The part of a BullMQ job that the processor reads, and the one write it makes. */
 export interface ProcessedJob {
   readonly id?: string;
   readonly data: unknown;
   readonly attemptsMade: number;
   readonly opts: { readonly attempts?: number };
+  updateData(data: unknown): Promise<void>;
 }
 
 /**
  * Runs a stored notification's handlers on a worker, as the route would: re-validated by the route's own rules into
  * the classes handlers receive, every handler to completion even when another fails. A failure fails the attempt
- * (the queue retries it); job data that no longer validates fails at once, since no retry can fix it.
+ * (the queue retries it); job data that no longer validates fails at once, since no retry can fix it. The job's
+ * record of its handlers keeps a retry from running again those that succeeded.
  */
 export function createNotificationProcessor(
   host: NotificationDispatcherHost,
@@ -67,6 +76,7 @@ async function processJob(
     logger.warn(`No handler for ${notification.eventType} notification ${data.dedupeKey}; completed`);
     return 'unhandled';
   }
+  const attempt = job.attemptsMade + 1;
   const context: NotificationContext = {
     rawBody: undefined,
     headers: {},
@@ -75,22 +85,41 @@ async function processJob(
     account: host.account,
     ip: data.ip,
     source: 'queue',
-    attempt: job.attemptsMade + 1,
+    attempt,
   };
+  // A job of an earlier version, or whose handlers have all failed so far, has no record: every handler runs, each
+  // at the job's attempt (they all ran on every attempt before).
+  const record = data.handlers === undefined ? undefined : readHandlerRecord(data.handlers);
+  const remaining = record ? handlers.filter((handler) => !hasSucceeded(record, handler.id)) : handlers;
+  if (record && trace.handlerSkipped) {
+    for (const handler of handlers) if (!remaining.includes(handler)) trace.handlerSkipped(handler.name);
+  }
+  const recorder = new JobHandlerRecorder(job, record, remaining.length, logger, data.dedupeKey);
   const outcomes = await Promise.allSettled(
-    handlers.map((handler) => trace.runHandler(handler.name, () => run(handler, notification, context))),
+    remaining.map((handler) => {
+      // Counted within the job's current set of attempts: a replay from the failed set starts again at 1.
+      const own = record ? Math.min(attemptOf(record, handler.id), attempt) : attempt;
+      const handlerContext = own === attempt ? context : { ...context, attempt: own };
+      return trace
+        .runHandler(handler.name, () => run(handler, notification, handlerContext))
+        .then(() => recorder.succeeded(handler.id));
+    }),
   );
   const failed: { handler: NotificationHandlerRef; error: unknown }[] = [];
   outcomes.forEach((outcome, index) => {
-    if (outcome.status === 'rejected') failed.push({ handler: handlers[index]!, error: outcome.reason });
+    if (outcome.status === 'rejected') failed.push({ handler: remaining[index]!, error: outcome.reason });
   });
-  if (failed.length === 0) return 'handled';
+  if (failed.length === 0) {
+    await recorder.written();
+    return 'handled';
+  }
+  recorder.failed(failed.map(({ handler }) => handler.id));
+  await recorder.written();
   const of = job.opts.attempts ?? 1;
   for (const { handler, error } of failed) {
     // A warning: the one error is logged when the last attempt has failed.
     logger.warn(
-      `${handler.name} failed on notification ${data.dedupeKey} (attempt ${context.attempt} of ${of}): ` +
-        stackOf(error),
+      `${handler.name} failed on notification ${data.dedupeKey} (attempt ${attempt} of ${of}): ` + stackOf(error),
     );
   }
   throw new NotificationHandlersError(
@@ -98,6 +127,55 @@ async function processJob(
     failed.map(({ handler }) => handler.name),
     failed.map(({ error }) => (error instanceof Error ? error.message : String(error))),
   );
+}
+
+/**
+ * Keeps the job's record of its handlers up to date, one write at a time, newest last: after each handler that
+ * succeeds while others still run (a worker killed then does not lose it), and once an attempt has failed. A job
+ * whose handlers all succeed in one attempt is never written: it completes.
+ */
+class JobHandlerRecorder {
+  readonly #succeeded: string[] = [];
+  #running: number;
+  #writes: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly job: ProcessedJob,
+    private readonly record: NotificationHandlerRecord | undefined,
+    running: number,
+    private readonly logger: LoggerService,
+    private readonly dedupeKey: string,
+  ) {
+    this.#running = running;
+  }
+
+  succeeded(id: string): void {
+    this.#succeeded.push(id);
+    this.#running -= 1;
+    if (this.#running > 0) this.#write(nextHandlerRecord(this.record, this.#succeeded, []));
+  }
+
+  failed(ids: readonly string[]): void {
+    this.#write(nextHandlerRecord(this.record, this.#succeeded, ids));
+  }
+
+  /** Resolves once every write has been made or has failed (a failed write is logged, never thrown). */
+  written(): Promise<void> {
+    return this.#writes;
+  }
+
+  #write(record: NotificationHandlerRecord): void {
+    // The job's data as stored, whatever its other fields, with the record added or replaced.
+    const data = { ...(this.job.data as object), handlers: record };
+    this.#writes = this.#writes
+      .then(() => this.job.updateData(data))
+      .catch((error: unknown) => {
+        this.logger.warn(
+          `Could not record the handlers that succeeded on notification ${this.dedupeKey}; a retry may run them ` +
+            `again: ${stackOf(error)}`,
+        );
+      });
+  }
 }
 
 /** A handler that throws synchronously fails like one that rejects. */

@@ -1,3 +1,4 @@
+import { optionKeys, rejectUnknownKeys } from '../common/known-option-keys.js';
 import { PayoutsConfigError } from '../index.js';
 
 export interface RedisNotificationDedupeStoreOptions {
@@ -33,6 +34,13 @@ const RESEND_WINDOW_MS = 3 * RESEND_INTERVAL_MS;
 /** Whose options these are, in the message of a `PayoutsConfigError`: the user constructs the store. */
 export const STORE_OWNER = 'RedisNotificationDedupeStore';
 
+const STORE_OPTION_KEYS = optionKeys<RedisNotificationDedupeStoreOptions>()(
+  'prefix',
+  'leaseMs',
+  'handledTtlMs',
+  'commandTimeoutMs',
+);
+
 /** Checks the options when the store is built, so a bad one stops the bootstrap; never echoes a value. */
 export function resolveRedisDedupeStoreOptions(
   options: RedisNotificationDedupeStoreOptions = {},
@@ -41,6 +49,8 @@ export function resolveRedisDedupeStoreOptions(
     const expected = 'an object with prefix, leaseMs, handledTtlMs or commandTimeoutMs';
     throw new PayoutsConfigError('options', expected, STORE_OWNER);
   }
+  // A misspelt `leaseMS` or `ttlMs` would otherwise leave the default in place without a word.
+  rejectUnknownKeys(options, STORE_OPTION_KEYS, '', STORE_OWNER);
   const { prefix = 'payouts:' } = options;
   if (typeof prefix !== 'string') throw new PayoutsConfigError('prefix', 'a string such as "payouts:"', STORE_OWNER);
   return {

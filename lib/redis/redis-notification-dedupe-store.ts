@@ -2,11 +2,21 @@ import { Logger, type OnModuleInit } from '@nestjs/common';
 import {
   type NotificationClaim,
   type NotificationDedupeStore,
+  type NotificationHandlerRecord,
+  type NotificationRecordedClaim,
   PayoutsConfigError,
   RedisDedupeStoreError,
   type RedisDedupeStoreOperation,
 } from '../index.js';
-import { CLAIM_SCRIPT, CLAIM_VALUE_PREFIX, HANDLED_VALUE, RELEASE_SCRIPT, type RedisScript } from './dedupe-scripts.js';
+import { readHandlerRecord } from '../common/notification-handler-record.js';
+import {
+  CLAIM_SCRIPT,
+  CLAIM_VALUE_PREFIX,
+  CLAIMED_WITH_RECORD_PREFIX,
+  HANDLED_VALUE,
+  RELEASE_SCRIPT,
+  type RedisScript,
+} from './dedupe-scripts.js';
 import { type RedisClientLike, type RedisCommandSender, redisCommandSender } from './redis-client.js';
 import {
   type RedisNotificationDedupeStoreOptions,
@@ -27,8 +37,9 @@ function percentEncoded(character: string): string {
 /**
  * A dedupe store that several instances share, on Redis: one key per notification, `<prefix>n:<dedupe key>`, holding
  * `claim:<claim id>` while a delivery runs the handlers (expiring after the lease) and then `handled` (expiring after
- * `handledTtlMs`). Every operation is one single-key command or script, so it is atomic, takes one round trip and
- * works on Redis Cluster; expiries are set by the server, so the instances' clocks do not matter.
+ * `handledTtlMs`); after a failure in which some handlers succeeded, their record (see `dedupe-scripts.ts`). Every
+ * operation is one single-key command or script, so it is atomic, takes one round trip and works on Redis Cluster;
+ * expiries and leases are measured by the server, so the instances' clocks do not matter.
  *
  * It takes a client that is already connected, and never connects, quits or configures it.
  */
@@ -101,19 +112,33 @@ export class RedisNotificationDedupeStore implements NotificationDedupeStore, On
   }
 
   async claim(key: string, claimId?: string): Promise<NotificationClaim> {
+    const claim = await this.claimWithRecord(key, claimId);
+    return typeof claim === 'string' ? claim : claim.claim;
+  }
+
+  /**
+   * Claims the key, and answers the record an earlier delivery left; one this version cannot read is left out, so
+   * that every handler runs (as they would without a record).
+   */
+  async claimWithRecord(key: string, claimId?: string): Promise<NotificationRecordedClaim> {
     const redisKey = this.keyOf(key);
     const claimValue = CLAIM_VALUE_PREFIX + (claimId ?? '');
+    let reply: string;
     try {
-      const reply = await this.#send('claim', this.#claimUnlessPreviouslyHeld(key, redisKey, claimValue));
-      const claim = String(reply);
-      if (!CLAIMS.includes(claim)) throw new RedisDedupeStoreError('claim', 'error', 'unexpected reply from Redis');
-      return claim as NotificationClaim;
+      const args = [claimValue, this.#leaseMs, this.#handledTtlMs];
+      reply = String(await this.#send('claim', this.#claimUnlessPreviouslyHeld(key, redisKey, args)));
+      if (!CLAIMS.includes(reply) && !reply.startsWith(CLAIMED_WITH_RECORD_PREFIX)) {
+        throw new RedisDedupeStoreError('claim', 'error', 'unexpected reply from Redis');
+      }
     } catch (error) {
       // A claim that timed out may still be applied later (queued by a client while offline, or just slow); the
       // release queued behind it on the same connection removes it, so the re-send does not wait for the lease.
-      this.#runScript(RELEASE_SCRIPT, redisKey, [claimValue]).catch(() => undefined);
+      this.#release(redisKey, claimValue, '').catch(() => undefined);
       throw error;
     }
+    if (!reply.startsWith(CLAIMED_WITH_RECORD_PREFIX)) return reply as NotificationClaim;
+    const record = readHandlerRecord(parseJson(reply.slice(CLAIMED_WITH_RECORD_PREFIX.length)));
+    return record ? { claim: 'claimed', record } : 'claimed';
   }
 
   /**
@@ -121,14 +146,14 @@ export class RedisNotificationDedupeStore implements NotificationDedupeStore, On
    * (or is handling, during a rolling upgrade) is not run again. Two commands, as the keys may be on two nodes of a
    * cluster; both within one `commandTimeoutMs`.
    */
-  async #claimUnlessPreviouslyHeld(key: string, redisKey: string, claimValue: string): Promise<unknown> {
+  async #claimUnlessPreviouslyHeld(key: string, redisKey: string, claimArgs: string[]): Promise<unknown> {
     const previousKey = this.#previousKeyOf(key, redisKey);
     if (previousKey !== undefined) {
       const previous = await this.#redis.keyCommand(previousKey, ['GET', previousKey]);
       if (previous === HANDLED_VALUE) return 'handled';
       if (typeof previous === 'string' && previous.startsWith(CLAIM_VALUE_PREFIX)) return 'in-progress';
     }
-    return this.#runScript(CLAIM_SCRIPT, redisKey, [claimValue, this.#leaseMs]);
+    return this.#runScript(CLAIM_SCRIPT, redisKey, claimArgs);
   }
 
   /** Marks the notification handled whatever holds its key, even after this delivery's claim expired. */
@@ -138,11 +163,24 @@ export class RedisNotificationDedupeStore implements NotificationDedupeStore, On
     await this.#send('complete', mark);
   }
 
-  /** Drops this delivery's own claim only (compare-and-delete), never a later delivery's claim or a handled mark. */
+  /**
+   * Drops this delivery's own claim only (compare-and-delete), never a later delivery's claim or a handled mark; a
+   * claim that found a record leaves that record.
+   */
   async release(key: string, claimId?: string): Promise<void> {
     const redisKey = this.keyOf(key);
+    await this.#send('release', this.#release(redisKey, CLAIM_VALUE_PREFIX + (claimId ?? ''), ''));
+  }
+
+  /** Drops this delivery's own claim only, and keeps `record` for `handledTtlMs` in its place. */
+  async releaseWithRecord(key: string, claimId: string | undefined, record: NotificationHandlerRecord): Promise<void> {
+    const redisKey = this.keyOf(key);
     const claimValue = CLAIM_VALUE_PREFIX + (claimId ?? '');
-    await this.#send('release', this.#runScript(RELEASE_SCRIPT, redisKey, [claimValue]));
+    await this.#send('release', this.#release(redisKey, claimValue, JSON.stringify(record)));
+  }
+
+  #release(redisKey: string, claimValue: string, record: string): Promise<unknown> {
+    return this.#runScript(RELEASE_SCRIPT, redisKey, [claimValue, record, this.#handledTtlMs]);
   }
 
   /** One operation within `commandTimeoutMs`; any failure becomes a `RedisDedupeStoreError`. */
@@ -167,6 +205,14 @@ export class RedisNotificationDedupeStore implements NotificationDedupeStore, On
       if (!messageOf(error).startsWith('NOSCRIPT')) throw error;
       return this.#redis.keyCommand(redisKey, ['EVAL', script.source, '1', redisKey, ...args]);
     }
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
   }
 }
 

@@ -1,6 +1,7 @@
 import { Injectable, Module } from '@nestjs/common';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { getPayoutsServiceToken, InjectPayouts, PayoutsApiError, PayoutsService } from 'nestjs-payouts';
+import { MockFault, MockPayoutsApi, type MockPayoutsCall } from 'nestjs-payouts/testing';
 import {
   ADAPTERS,
   createNotificationsApp,
@@ -8,7 +9,6 @@ import {
   startNotificationsApp,
 } from '../notifications/notifications-test-app.js';
 import { walletPayoutRequest } from '../payouts/payout-request.fixture.js';
-import { CREATED_PAYOUT, PayoutsApiStub, type RecordedRequest } from '../payouts/payouts-api-stub.js';
 import {
   accountOptions,
   countingTokenSource,
@@ -16,6 +16,7 @@ import {
   KE,
   REGISTRATION_METHODS,
   registration,
+  type TestAccount,
 } from './accounts-test-app.js';
 
 /** A service of the app that pays out from both accounts. */
@@ -33,22 +34,31 @@ class DefaultPayouts {
   constructor(readonly payouts: PayoutsService) {}
 }
 
-const sent = (request: RecordedRequest) => ({
-  path: request.path,
-  apiKey: request.headers['x-api-key'],
-  authorization: request.headers.authorization,
-  requestId: (JSON.parse(request.body) as { request_id: string }).request_id,
+/** A mock payouts API that accepts only `account`'s API key and `accessToken` (default its static token). */
+function accountApi(
+  account: TestAccount,
+  accessToken: string = `${account.name}-static-token`,
+): Promise<MockPayoutsApi> {
+  return MockPayoutsApi.start({ apiKey: account.apiKey, accessToken });
+}
+
+/** What reached the API: `valid` credentials are exactly the ones the API accepts. */
+const sent = (call: MockPayoutsCall) => ({
+  path: call.path,
+  credentials: call.credentials,
+  requestId: call.requestId,
 });
+const VALID = { apiKey: 'valid', accessToken: 'valid' };
 
 describe.each(ADAPTERS.flatMap((adapter) => REGISTRATION_METHODS.map((method) => [adapter, method] as const)))(
   'two accounts on %s, registered with %s',
   (adapter, method) => {
-    let euApi: PayoutsApiStub;
-    let keApi: PayoutsApiStub;
+    let euApi: MockPayoutsApi;
+    let keApi: MockPayoutsApi;
     let running: NotificationsApp | undefined;
 
     beforeEach(async () => {
-      [euApi, keApi] = await Promise.all([PayoutsApiStub.start(), PayoutsApiStub.start()]);
+      [euApi, keApi] = await Promise.all([accountApi(EU), accountApi(KE)]);
     });
 
     afterEach(async () => {
@@ -68,18 +78,13 @@ describe.each(ADAPTERS.flatMap((adapter) => REGISTRATION_METHODS.map((method) =>
       });
       const treasury = running.app.get(Treasury);
 
-      await expect(treasury.eu.createPayout(walletPayoutRequest('req_eu_1'))).resolves.toMatchObject({
-        status: 201,
-        body: CREATED_PAYOUT,
-      });
+      const euResult = await treasury.eu.createPayout(walletPayoutRequest('req_eu_1'));
+      expect(euResult).toMatchObject({ status: 201, body: euApi.payouts.get('req_eu_1') });
+      expect(euResult.body).toMatchObject({ request_id: 'req_eu_1' });
       await treasury.ke.createPayout(walletPayoutRequest('req_ke_1'));
 
-      expect(euApi.requests.map(sent)).toEqual([
-        { path: '/payouts', apiKey: EU.apiKey, authorization: 'Bearer eu-static-token', requestId: 'req_eu_1' },
-      ]);
-      expect(keApi.requests.map(sent)).toEqual([
-        { path: '/payouts', apiKey: KE.apiKey, authorization: 'Bearer ke-static-token', requestId: 'req_ke_1' },
-      ]);
+      expect(euApi.calls.map(sent)).toEqual([{ path: '/payouts', credentials: VALID, requestId: 'req_eu_1' }]);
+      expect(keApi.calls.map(sent)).toEqual([{ path: '/payouts', credentials: VALID, requestId: 'req_ke_1' }]);
       expect(treasury.eu).toBeInstanceOf(PayoutsService);
       expect(treasury.eu).not.toBe(treasury.ke);
       expect(running.app.get(getPayoutsServiceToken('eu'))).toBe(treasury.eu);
@@ -89,7 +94,9 @@ describe.each(ADAPTERS.flatMap((adapter) => REGISTRATION_METHODS.map((method) =>
     it("refreshes only the account's own token after a 401", async () => {
       const euTokens = countingTokenSource('eu-token');
       const keTokens = countingTokenSource('ke-token');
-      euApi.reply({ status: 401, body: { error: 'token_expired' } }, { status: 201, body: CREATED_PAYOUT });
+      // Each API accepts one token only: the token the account should send on that call.
+      await Promise.all([euApi.close(), keApi.close()]);
+      [euApi, keApi] = await Promise.all([accountApi(EU, 'eu-token-2'), accountApi(KE, 'ke-token-1')]);
       running = await startNotificationsApp({
         adapter,
         imports: [
@@ -104,20 +111,21 @@ describe.each(ADAPTERS.flatMap((adapter) => REGISTRATION_METHODS.map((method) =>
       await expect(treasury.eu.createPayout(walletPayoutRequest('req_eu_1'))).resolves.toMatchObject({ status: 201 });
       await treasury.ke.createPayout(walletPayoutRequest('req_ke_2'));
 
-      expect(euApi.requests.map((request) => request.headers.authorization)).toEqual([
-        'Bearer eu-token-1',
-        'Bearer eu-token-2',
+      // eu-token-1 refused, then eu-token-2 accepted; ke-token-1 accepted both times.
+      expect(euApi.calls.map((call) => [call.credentials.accessToken, call.status])).toEqual([
+        ['wrong', 401],
+        ['valid', 201],
       ]);
-      expect(keApi.requests.map((request) => request.headers.authorization)).toEqual([
-        'Bearer ke-token-1',
-        'Bearer ke-token-1',
+      expect(keApi.calls.map((call) => [call.credentials.accessToken, call.status])).toEqual([
+        ['valid', 201],
+        ['valid', 201],
       ]);
       expect([euTokens.calls(), keTokens.calls()]).toEqual([2, 1]);
     });
 
     it("retries by the account's own policy", async () => {
-      euApi.reply({ status: 503, body: {} });
-      keApi.reply({ status: 503, body: {} });
+      euApi.fail({}, MockFault.status(503, {}));
+      keApi.fail({}, MockFault.status(503, {}));
       running = await startNotificationsApp({
         adapter,
         imports: [
@@ -131,12 +139,12 @@ describe.each(ADAPTERS.flatMap((adapter) => REGISTRATION_METHODS.map((method) =>
       await expect(treasury.eu.createPayout(walletPayoutRequest('req_eu_1'))).rejects.toBeInstanceOf(PayoutsApiError);
       await expect(treasury.ke.createPayout(walletPayoutRequest('req_ke_1'))).rejects.toBeInstanceOf(PayoutsApiError);
 
-      expect(euApi.requests).toHaveLength(1);
-      expect(keApi.requests).toHaveLength(3);
+      expect(euApi.calls).toHaveLength(1);
+      expect(keApi.calls).toHaveLength(3);
     });
 
     it('keeps plain PayoutsService for the unnamed registration beside named ones', async () => {
-      const defaultApi = await PayoutsApiStub.start();
+      const defaultApi = await accountApi(EU);
       try {
         running = await startNotificationsApp({
           adapter,
@@ -150,10 +158,10 @@ describe.each(ADAPTERS.flatMap((adapter) => REGISTRATION_METHODS.map((method) =>
 
         await payouts.createPayout(walletPayoutRequest('req_default_1'));
 
-        expect(defaultApi.requests.map(sent)).toEqual([
-          { path: '/payouts', apiKey: EU.apiKey, authorization: 'Bearer eu-static-token', requestId: 'req_default_1' },
+        expect(defaultApi.calls.map(sent)).toEqual([
+          { path: '/payouts', credentials: VALID, requestId: 'req_default_1' },
         ]);
-        expect(euApi.requests).toEqual([]);
+        expect(euApi.calls).toEqual([]);
         expect(running.app.get(getPayoutsServiceToken())).toBe(payouts);
         expect(running.app.get(getPayoutsServiceToken('default'))).toBe(payouts);
         expect(running.app.get(getPayoutsServiceToken('eu'))).not.toBe(payouts);
@@ -176,14 +184,14 @@ describe.each(ADAPTERS.flatMap((adapter) => REGISTRATION_METHODS.map((method) =>
 
 describe.each(REGISTRATION_METHODS)('named registrations with isGlobal, by %s', (method) => {
   it('serve @InjectPayouts(name) in modules that do not import them', async () => {
-    const api = await PayoutsApiStub.start();
+    const [euApi, keApi] = await Promise.all([accountApi(EU), accountApi(KE)]);
     @Module({ providers: [Treasury] })
     class TreasuryModule {}
     const running = await startNotificationsApp({
       adapter: 'express',
       imports: [
-        registration(method, { name: 'eu', isGlobal: true }, accountOptions(EU, api.baseUrl)),
-        registration(method, { name: 'ke', isGlobal: true }, accountOptions(KE, api.baseUrl)),
+        registration(method, { name: 'eu', isGlobal: true }, accountOptions(EU, euApi.baseUrl)),
+        registration(method, { name: 'ke', isGlobal: true }, accountOptions(KE, keApi.baseUrl)),
         TreasuryModule,
       ],
     });
@@ -191,13 +199,11 @@ describe.each(REGISTRATION_METHODS)('named registrations with isGlobal, by %s', 
       await running.app.get(Treasury).ke.createPayout(walletPayoutRequest('req_ke_1'));
       await running.app.get(Treasury).eu.createPayout(walletPayoutRequest('req_eu_1'));
 
-      expect(api.requests.map(sent).map(({ apiKey, requestId }) => [apiKey, requestId])).toEqual([
-        [KE.apiKey, 'req_ke_1'],
-        [EU.apiKey, 'req_eu_1'],
-      ]);
+      expect(keApi.calls.map(sent)).toEqual([{ path: '/payouts', credentials: VALID, requestId: 'req_ke_1' }]);
+      expect(euApi.calls.map(sent)).toEqual([{ path: '/payouts', credentials: VALID, requestId: 'req_eu_1' }]);
     } finally {
       await running.close();
-      await api.close();
+      await Promise.all([euApi.close(), keApi.close()]);
     }
   });
 });

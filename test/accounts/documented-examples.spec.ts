@@ -1,4 +1,4 @@
-// The "Several merchant accounts" examples of the README, run for real against payouts API stubs.
+// The "Several merchant accounts" examples of the README, run for real against mock payouts APIs.
 import { Injectable, type INestApplication, Module } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
@@ -11,8 +11,7 @@ import {
   PayoutsModule,
   PayoutsService,
 } from 'nestjs-payouts';
-import { FakePayoutsService } from 'nestjs-payouts/testing';
-import { PayoutsApiStub } from '../payouts/payouts-api-stub.js';
+import { FakePayoutsService, MockPayoutsApi } from 'nestjs-payouts/testing';
 
 @Injectable()
 class SellerPayouts {
@@ -59,12 +58,16 @@ class EuBonuses {
 }
 
 describe('README: several merchant accounts', () => {
-  let euApi: PayoutsApiStub;
-  let keApi: PayoutsApiStub;
+  let euApi: MockPayoutsApi;
+  let keApi: MockPayoutsApi;
   let app: INestApplication | undefined;
 
   beforeEach(async () => {
-    [euApi, keApi] = await Promise.all([PayoutsApiStub.start(), PayoutsApiStub.start()]);
+    // Each accepts only its account's credentials.
+    [euApi, keApi] = await Promise.all([
+      MockPayoutsApi.start({ apiKey: 'eu-api-key', accessToken: 'eu-access-token' }),
+      MockPayoutsApi.start({ apiKey: 'ke-api-key', accessToken: 'ke-access-token' }),
+    ]);
   });
 
   afterEach(async () => {
@@ -74,7 +77,7 @@ describe('README: several merchant accounts', () => {
   });
 
   it("pays each seller from the account of the seller's country", async () => {
-    // The README's AppModule, with the stubs' addresses and test credentials in place of the environment's.
+    // The README's AppModule, with the mocks' addresses and test credentials in place of the environment's.
     @Module({
       imports: [
         ConfigModule.forRoot({
@@ -119,13 +122,14 @@ describe('README: several merchant accounts', () => {
     await app.get(SellerPayouts).payOut('KE', '254712345678', '1500.00', 'req-ke-1');
     await app.get(SellerPayouts).payOut('DE', '4915112345678', '125.50', 'req-de-1');
 
-    const sent = (api: PayoutsApiStub) =>
-      api.requests.map((request) => {
-        const body = JSON.parse(request.body) as { amount: { currency_code: string }; request_id: string };
-        return [request.headers['x-api-key'], body.amount.currency_code, body.request_id];
+    const sent = (api: MockPayoutsApi) =>
+      api.calls.map((call) => {
+        const body = call.body as { amount: { currency_code: string } };
+        return [call.credentials, call.status, body.amount.currency_code, call.requestId];
       });
-    expect(sent(keApi)).toEqual([['ke-api-key', 'KES', 'req-ke-1']]);
-    expect(sent(euApi)).toEqual([['eu-api-key', 'EUR', 'req-de-1']]);
+    const valid = { apiKey: 'valid', accessToken: 'valid' };
+    expect(sent(keApi)).toEqual([[valid, 201, 'KES', 'req-ke-1']]);
+    expect(sent(euApi)).toEqual([[valid, 201, 'EUR', 'req-de-1']]);
   });
 
   it("replaces the 'eu' account's service in a testing module", async () => {
@@ -149,7 +153,7 @@ describe('README: several merchant accounts', () => {
     await moduleRef.get(EuBonuses).pay('4915112345678');
 
     expect(eu.requests.map((request) => request.request_id)).toEqual(['bonus-2030-05-0001']);
-    expect(euApi.requests).toEqual([]);
+    expect(euApi.calls).toEqual([]);
     await moduleRef.close();
   });
 });

@@ -1,17 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { PayoutValidationError, type PayoutsRequestEvent, type PayoutsResponseEvent } from 'nestjs-payouts';
+import { MockFault } from 'nestjs-payouts/testing';
 import { refusingBaseUrl } from '../payouts/payouts-api-stub.js';
 import { walletPayoutRequest } from '../payouts/payout-request.fixture.js';
-import { startPayoutsAppFor, usePayoutsTestbed } from '../payouts/payouts-test-app.js';
+import { startPayoutsAppFor, useMockPayoutsTestbed } from '../payouts/payouts-test-app.js';
 import { RecordingLogger } from '../recording-logger.js';
 
 describe("PayoutsService's request and response events", () => {
-  const testbed = usePayoutsTestbed();
+  const testbed = useMockPayoutsTestbed();
 
   /** Starts the app and records every request and response event, in order. */
   async function startRecording(
     overrides = {},
-    baseUrl = testbed.stub.baseUrl,
+    baseUrl = testbed.mock.baseUrl,
     logger: RecordingLogger | false = false,
   ) {
     testbed.started = await startPayoutsAppFor(baseUrl, overrides, logger);
@@ -23,7 +24,7 @@ describe("PayoutsService's request and response events", () => {
   }
 
   it('tells each attempt of a payout answered 503 then 201, and how it ended', async () => {
-    testbed.stub.reply({ status: 503, body: { error: 'busy' } }, { status: 201, body: { id: 'po_1' } });
+    testbed.mock.fail({ times: 1 }, MockFault.status(503, { error: 'busy' }));
     const { payouts, events } = await startRecording();
 
     await payouts.createPayout(walletPayoutRequest('req_events'));
@@ -57,7 +58,7 @@ describe("PayoutsService's request and response events", () => {
   });
 
   it('tells a request() call by its method and path, without the query string', async () => {
-    testbed.stub.reply({ status: 404, body: { error: 'no such payout' } });
+    // The mock serves POST /payouts only, and answers 404 to any other path.
     const { payouts, events } = await startRecording();
 
     await expect(
@@ -99,7 +100,7 @@ describe("PayoutsService's request and response events", () => {
   });
 
   it('calls a once listener for one event only, and no listener after off()', async () => {
-    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl);
+    testbed.started = await startPayoutsAppFor(testbed.mock.baseUrl);
     const { payouts } = testbed.started;
     const once: number[] = [];
     const removed: number[] = [];
@@ -118,7 +119,7 @@ describe("PayoutsService's request and response events", () => {
 
   it('logs a listener that throws or rejects, and the payout and the other listeners go on', async () => {
     const logger = new RecordingLogger();
-    const { payouts, events } = await startRecording({}, testbed.stub.baseUrl, logger);
+    const { payouts, events } = await startRecording({}, testbed.mock.baseUrl, logger);
     payouts.on('request', () => {
       throw new Error('listener bug');
     });

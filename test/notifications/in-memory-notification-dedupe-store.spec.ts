@@ -28,6 +28,56 @@ describe('InMemoryNotificationDedupeStore', () => {
     expect(store.claim('a')).toBe('handled');
   });
 
+  describe('records of the handlers that succeeded', () => {
+    const record = { succeeded: ['CardStore.save'], failures: { 'Mailer.send': 1 } };
+
+    it('keeps the record of a released claim, answers it to the next claim, and drops it once handled', () => {
+      const store = new InMemoryNotificationDedupeStore();
+      expect(store.claimWithRecord('a', 'first')).toBe('claimed');
+      store.releaseWithRecord('a', 'first', record);
+      expect(store.claimWithRecord('a', 'second')).toEqual({ claim: 'claimed', record });
+      expect(store.claimWithRecord('a', 'third')).toBe('in-progress');
+      // A plain release of a claim that found a record keeps that record.
+      store.release('a', 'second');
+      expect(store.claim('a', 'fourth')).toBe('claimed');
+      store.complete('a');
+      expect(store.claimWithRecord('a', 'fifth')).toBe('handled');
+      expect(store.size).toBe(1);
+    });
+
+    it("ignores another delivery's release with a record", () => {
+      const store = new InMemoryNotificationDedupeStore();
+      store.claimWithRecord('a', 'live');
+      store.releaseWithRecord('a', 'late', record);
+      expect(store.claimWithRecord('a', 'other')).toBe('in-progress');
+      store.release('a', 'live');
+      expect(store.claimWithRecord('a', 'next')).toBe('claimed');
+    });
+
+    it('forgets a record after ttlMs, like a handled key', () => {
+      const { time, now } = clock();
+      const store = new InMemoryNotificationDedupeStore({ ttlMs: 1000, now });
+      store.claimWithRecord('a', 'first');
+      store.releaseWithRecord('a', 'first', record);
+      time.now += 999;
+      expect(store.claimWithRecord('a', 'second')).toEqual({ claim: 'claimed', record });
+      store.release('a', 'second');
+      time.now += 1000;
+      expect(store.claimWithRecord('a', 'third')).toBe('claimed');
+    });
+
+    it('evicts a record with its key when full, oldest first, and keeps the bound', () => {
+      const store = new InMemoryNotificationDedupeStore({ maxEntries: 2 });
+      store.claimWithRecord('a', 'first');
+      store.releaseWithRecord('a', 'first', record);
+      store.claim('b');
+      store.complete('b');
+      store.claim('c');
+      expect(store.size).toBe(2);
+      expect(store.claimWithRecord('a', 'second')).toBe('claimed');
+    });
+  });
+
   it('forgets handled keys after ttlMs, measured by the injected clock', () => {
     const { time, now } = clock();
     const store = new InMemoryNotificationDedupeStore({ ttlMs: 1000, now });

@@ -6,9 +6,10 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import type { PayoutsModuleOptions } from 'nestjs-payouts';
 import { payoutsOpenTelemetry } from 'nestjs-payouts/opentelemetry';
+import { MockFault } from 'nestjs-payouts/testing';
 import { refusingBaseUrl } from '../payouts/payouts-api-stub.js';
 import { walletPayoutRequest } from '../payouts/payout-request.fixture.js';
-import { startPayoutsAppFor, usePayoutsTestbed } from '../payouts/payouts-test-app.js';
+import { startPayoutsAppFor, useMockPayoutsTestbed } from '../payouts/payouts-test-app.js';
 import { registerGlobalContext, useInMemoryTelemetry } from './in-memory-telemetry.js';
 
 registerGlobalContext();
@@ -27,10 +28,10 @@ class SpanRecordingAgent extends Agent {
 }
 
 describe('createPayout spans and metrics', () => {
-  const testbed = usePayoutsTestbed();
+  const testbed = useMockPayoutsTestbed();
   const telemetry = useInMemoryTelemetry();
 
-  const start = (overrides: Partial<PayoutsModuleOptions> = {}, baseUrl = testbed.stub.baseUrl) => {
+  const start = (overrides: Partial<PayoutsModuleOptions> = {}, baseUrl = testbed.mock.baseUrl) => {
     const { tracerProvider, meterProvider } = telemetry.current;
     return startPayoutsAppFor(baseUrl, {
       telemetry: payoutsOpenTelemetry({ tracerProvider, meterProvider }),
@@ -48,7 +49,7 @@ describe('createPayout spans and metrics', () => {
   };
 
   it('gives a payout answered 503 then 201 one span with 2 attempts, and counts one retry', async () => {
-    testbed.stub.reply({ status: 503, body: { error: 'busy' } }, { status: 201, body: { id: 'po_1' } });
+    testbed.mock.fail({ times: 1 }, MockFault.status(503, { error: 'busy' }));
     const { payouts } = await start();
 
     await payouts.createPayout(walletPayoutRequest('req_503_then_201'));
@@ -77,7 +78,7 @@ describe('createPayout spans and metrics', () => {
   });
 
   it("sends every attempt inside the payout's span, where an HTTP client instrumentation nests its spans", async () => {
-    testbed.stub.reply({ status: 503, body: {} }, { status: 201, body: {} });
+    testbed.mock.fail({ times: 1 }, MockFault.status(503, {}));
     const httpAgent = new SpanRecordingAgent();
     const { payouts } = await start({ httpAgent });
 
@@ -90,7 +91,7 @@ describe('createPayout spans and metrics', () => {
   });
 
   it('records a rejection with its status as error.type', async () => {
-    testbed.stub.reply({ status: 422, body: { error: 'invalid phone number' } });
+    testbed.mock.fail({}, MockFault.status(422, { error: 'invalid phone number' }));
     const { payouts } = await start();
 
     await expect(payouts.createPayout(walletPayoutRequest('req_422'))).rejects.toMatchObject({ status: 422 });
@@ -128,7 +129,8 @@ describe('createPayout spans and metrics', () => {
   });
 
   it('records a reply that never came as unknown', async () => {
-    testbed.stub.reply('hang');
+    // Longer than the test runs: the mock drops the answer when it closes.
+    testbed.mock.fail({}, MockFault.latency(600_000));
     const { payouts } = await start({ timeoutMs: 100 });
 
     await expect(payouts.createPayout(walletPayoutRequest())).rejects.toMatchObject({ code: 'ETIMEDOUT' });
@@ -156,11 +158,11 @@ describe('createPayout spans and metrics', () => {
       'payouts.payout.attempts': 0,
       'error.type': 'PayoutsAccessTokenError',
     });
-    expect(testbed.stub.requests).toHaveLength(0);
+    expect(testbed.mock.calls).toHaveLength(0);
   });
 
   it('makes no span nor metric for request() calls, which the HTTP client instrumentation covers', async () => {
-    testbed.stub.reply({ status: 200, body: { id: 'po_1' } });
+    testbed.mock.fail({}, MockFault.status(200, { id: 'po_1' }));
     const { payouts } = await start();
 
     await payouts.request({ method: 'GET', path: '/payouts/{id}', params: { id: 'po_1' } });

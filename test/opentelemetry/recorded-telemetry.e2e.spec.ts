@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getPayoutsServiceToken, PayoutsModule, PayoutsService } from 'nestjs-payouts';
 import { payoutsOpenTelemetry } from 'nestjs-payouts/opentelemetry';
-import { CardEvents } from '../notifications/notification-handlers.fixture.js';
+import { AuditTrail, CardEvents } from '../notifications/notification-handlers.fixture.js';
 import { ADAPTERS, cardAdded, post, startNotificationsApp } from '../notifications/notifications-test-app.js';
 import { PayoutsApiStub, refusingBaseUrl } from '../payouts/payouts-api-stub.js';
 import { walletPayoutRequest } from '../payouts/payout-request.fixture.js';
@@ -95,7 +95,7 @@ describe.each(ADAPTERS)('what telemetry and events record on every path, on %s',
     const running = await startNotificationsApp({
       adapter,
       imports: [module(stub.baseUrl), module(await refusingBaseUrl(), 'unreachable')],
-      providers: [CardEvents],
+      providers: [CardEvents, AuditTrail],
       configure: (app) => traceHttpServer(app.getHttpServer(), tracerProvider.getTracer('http')),
     });
     try {
@@ -114,7 +114,11 @@ describe.each(ADAPTERS)('what telemetry and events record on every path, on %s',
         // What a database says of a duplicate key: the data itself.
         throw new Error(`duplicate key (email)=(${received.shopper.email}) for ${received.shopper.id}`);
       };
-      paths.push((await deliver(notification())).status);
+      const failing = notification();
+      paths.push((await deliver(failing)).status);
+      // The re-send runs the handler that failed, and skips the one that succeeded.
+      cards.behaviour = () => undefined;
+      paths.push((await deliver(failing)).status);
       paths.push((await deliver(notification(), `${NOTIFICATION_SECRET}-wrong`)).status);
       paths.push((await deliver({ ...notification(), timestamp: EMAIL })).status);
 
@@ -142,7 +146,7 @@ describe.each(ADAPTERS)('what telemetry and events record on every path, on %s',
   afterAll(() => telemetry.shutdown());
 
   it('went down every path', () => {
-    expect(paths).toEqual([200, 500, 401, 400, 201, 'PayoutsApiError 422', 'ETIMEDOUT', 'ECONNREFUSED']);
+    expect(paths).toEqual([200, 500, 200, 401, 400, 201, 'PayoutsApiError 422', 'ETIMEDOUT', 'ECONNREFUSED']);
   });
 
   it('holds no credential, secret, shopper data nor body in any span, metric or event', () => {
@@ -159,6 +163,24 @@ describe.each(ADAPTERS)('what telemetry and events record on every path, on %s',
     expect(leaks).toEqual([]);
   });
 
+  it('records a handler skipped on the re-send as an event of its notification span, and counts it', () => {
+    const skipped = spans
+      .filter((span) => span.name === 'payouts.notification')
+      .flatMap((span) => span.events.filter((event) => event.name === 'payouts.handler.skipped'));
+    expect(skipped.map((event) => event.attributes)).toEqual([{ 'payouts.handler.name': 'AuditTrail.record' }]);
+    const skips = metrics.find((metric) => metric.descriptor.name === 'payouts.notification.handler.skips');
+    expect(skips?.dataPoints.map(({ attributes, value }) => [attributes, value])).toEqual([
+      [
+        {
+          'payouts.account': 'default',
+          'payouts.notification.event_type': 'PAYMENT_METHOD_ADDED',
+          'payouts.handler.name': 'AuditTrail.record',
+        },
+        1,
+      ],
+    ]);
+  });
+
   it('records the metrics of the README, each with exactly its documented attribute keys', () => {
     const documented = documentedTable('**Metrics**', 3);
     const recorded = new Map(
@@ -167,7 +189,7 @@ describe.each(ADAPTERS)('what telemetry and events record on every path, on %s',
         [...new Set(dataPoints.flatMap(({ attributes }) => Object.keys(attributes)))].sort(),
       ]),
     );
-    expect(documented.size).toBe(6);
+    expect(documented.size).toBe(7);
     expect(recorded).toEqual(new Map([...documented].map(([name, keys]) => [name, [...keys].sort()])));
   });
 

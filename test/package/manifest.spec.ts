@@ -7,6 +7,9 @@ const root = join(import.meta.dirname, '..', '..');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   exports: Record<string, string | Record<string, string>>;
   bin: Record<string, string>;
+  repository?: { type: string; url: string };
+  homepage?: string;
+  bugs?: { url: string };
   dependencies?: Record<string, string>;
   peerDependencies: Record<string, string>;
 };
@@ -41,6 +44,13 @@ describe('package manifest', () => {
         .map((name) => `${relative(root, file)} imports ${name}`),
     );
     expect(undeclared).toEqual([]);
+  });
+
+  it('says where the source, the documentation and the issue tracker are, as npm shows them', () => {
+    const repository = 'https://github.com/nestjs-payouts/nestjs-payouts';
+    expect(manifest.repository).toEqual({ type: 'git', url: `git+${repository}.git` });
+    expect(manifest.homepage).toBe(`${repository}#readme`);
+    expect(manifest.bugs).toEqual({ url: `${repository}/issues` });
   });
 
   it('keeps Nest 11 and Nest 12 in the peer ranges', () => {

@@ -50,6 +50,13 @@ describe('createPayout per-call options', () => {
     ['Content-Type', 'headers.content-type'],
     ['Accept-Encoding', 'headers.accept-encoding'],
     ['Host', 'headers.host'],
+    // Underscore spellings, which many servers and gateways read as the dashed header.
+    ['x_api_key', 'headers.x_api_key'],
+    ['X_API_KEY', 'headers.x_api_key'],
+    ['X-Api_Key', 'headers.x-api_key'],
+    ['proxy_authorization', 'headers.proxy_authorization'],
+    ['Content_Type', 'headers.content_type'],
+    ['transfer_encoding', 'headers.transfer_encoding'],
   ])('refuses a %s header, sending nothing', async (name, option) => {
     testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl);
 
@@ -68,6 +75,8 @@ describe('createPayout per-call options', () => {
     ['timeoutMs zero', { timeoutMs: 0 }, 'timeoutMs'],
     ['timeoutMs fractional', { timeoutMs: 2.5 }, 'timeoutMs'],
     ['timeoutMs a string', { timeoutMs: '100' as unknown as number }, 'timeoutMs'],
+    // A timer longer than 2^31 - 1 ms fires after 1 ms: a 25-day deadline would become an instant timeout.
+    ['timeoutMs past what a timer can wait', { timeoutMs: 2_147_483_648 }, 'timeoutMs'],
     ['signal not an AbortSignal', { signal: { aborted: false } as AbortSignal }, 'signal'],
   ])('refuses %s with PayoutsCallOptionsError, sending nothing', async (_case, options, option) => {
     testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl);
@@ -79,14 +88,34 @@ describe('createPayout per-call options', () => {
     expect(testbed.stub.requests).toHaveLength(0);
   });
 
-  it('never follows a redirect, whatever the call options carry', async () => {
-    testbed.stub.reply({ status: 307, headers: { location: `${testbed.stub.baseUrl}/elsewhere` }, body: '' });
+  it('accepts the longest timeoutMs a timer can wait', async () => {
     testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl);
 
-    const error = await rejection({ maxRedirects: 5, beforeRedirect: () => undefined } as PayoutsCallOptions);
+    await expect(
+      testbed.started.payouts.createPayout(walletPayoutRequest(), { timeoutMs: 2_147_483_647 }),
+    ).resolves.toMatchObject({ status: 201 });
+  });
 
-    expect(error).toMatchObject({ name: 'PayoutsApiError', status: 307 });
-    expect(testbed.stub.requests.map(({ path }) => path)).toEqual(['/payouts']);
+  it.each<[string, object, string, string]>([
+    ['a misspelt option', { timeout: 100 }, 'timeout', 'a known option name (did you mean "timeoutMs"?)'],
+    [
+      'an axios option that would turn redirects on',
+      { maxRedirects: 5 },
+      'maxRedirects',
+      'one of timeoutMs, signal, headers',
+    ],
+    ['a misspelt header option', { header: { 'x-a': 'b' } }, 'header', 'a known option name (did you mean "headers"?)'],
+  ])('refuses %s, naming it and the closest known name, sending nothing', async (_case, options, option, expected) => {
+    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl);
+
+    const error = await rejection(options as PayoutsCallOptions);
+
+    expect(error).toBeInstanceOf(PayoutsCallOptionsError);
+    expect(error).toMatchObject({ option });
+    expect((error as Error).message).toBe(
+      `Call option "${option}" is invalid: expected ${expected}. Nothing was sent.`,
+    );
+    expect(testbed.stub.requests).toHaveLength(0);
   });
 });
 

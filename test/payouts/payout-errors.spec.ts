@@ -140,6 +140,17 @@ describe('createPayout errors', () => {
   );
 });
 
+describe('PayoutsApiError built by hand, as a test double rejects with it', () => {
+  it('counts the size of the body it is given, as text or as JSON', () => {
+    expect(new PayoutsApiError(422, { error: 'déjà' }, 'req_1')).toMatchObject({
+      bodyLength: 18,
+      bodyTruncated: false,
+    });
+    expect(new PayoutsApiError(500, 'oops', undefined).bodyLength).toBe(4);
+    expect(new PayoutsApiError(404, undefined, undefined).bodyLength).toBe(0);
+  });
+});
+
 describe('transportFailure', () => {
   it.each(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'CERT_HAS_EXPIRED'])(
     'counts %s as surely not sent',

@@ -56,11 +56,44 @@ describe('maxResponseBytes caps what a reply may cost, counted after decoding', 
     const error = (await payout(CAP)) as PayoutsApiError;
 
     expect(error).toBeInstanceOf(PayoutsApiError);
-    expect(error).toMatchObject({ status: 500, bodyTruncated: true, body: body.slice(0, CAP) });
+    expect(error).toMatchObject({ status: 500, bodyTruncated: true, body: body.slice(0, CAP), bodyLength: CAP });
     expect(error.message).toBe(
       'Payout request "req_big" (POST /payouts) was rejected by the payouts API with HTTP 500; ' +
         `the reply body was larger than maxResponseBytes (${CAP} bytes) and is kept truncated.`,
     );
+  });
+
+  it('keeps a 4,096-character excerpt of a long error reply that arrived whole, and its length', async () => {
+    const body = jsonOfSize(10 * CAP);
+    testbed.stub.reply({ status: 422, body });
+
+    const error = (await payout()) as PayoutsApiError;
+
+    expect(error).toBeInstanceOf(PayoutsApiError);
+    expect(error).toMatchObject({ status: 422, bodyTruncated: true, bodyLength: body.length });
+    expect(error.body).toBe(body.slice(0, 4096));
+    expect(error.message).toBe(
+      'Payout request "req_big" (POST /payouts) was rejected by the payouts API with HTTP 422.',
+    );
+  });
+
+  it('keeps an error reply of up to 4,096 characters whole, parsed, with its length in bytes', async () => {
+    const body = JSON.stringify({ error: 'é'.repeat(4000) });
+    testbed.stub.reply({ status: 422, body });
+
+    const error = (await payout()) as PayoutsApiError;
+
+    expect(body.length).toBeLessThanOrEqual(4096);
+    expect(error).toMatchObject({ bodyTruncated: false, bodyLength: Buffer.byteLength(body), body: JSON.parse(body) });
+  });
+
+  it('never cuts a character in two at the end of the excerpt', async () => {
+    const body = `${'x'.repeat(4095)}😀${'y'.repeat(100)}`;
+    testbed.stub.reply({ status: 400, headers: { 'content-type': 'text/plain' }, body });
+
+    const error = (await payout()) as PayoutsApiError;
+
+    expect(error).toMatchObject({ bodyTruncated: true, body: 'x'.repeat(4095), bodyLength: Buffer.byteLength(body) });
   });
 
   it('stops reading a 2xx body that never ends', async () => {
@@ -108,6 +141,8 @@ describe('maxResponseBytes caps what a reply may cost, counted after decoding', 
       status: 422,
       body: { error: 'insufficient_funds' },
       bodyTruncated: false,
+      // Counted after decoding.
+      bodyLength: refused.length,
     });
   });
 

@@ -2,95 +2,95 @@ import { describe, expect, it } from 'vitest';
 import { PayoutOutcomeUnknownError } from 'nestjs-payouts';
 import { PayoutsApiError } from 'nestjs-payouts';
 import { PayoutsNetworkError } from 'nestjs-payouts';
+import { MockFault } from 'nestjs-payouts/testing';
 import { parseRetryAfterMs, retryDelayMs } from '../../lib/payouts/retry-delay.js';
 import { refusingBaseUrl } from './payouts-api-stub.js';
 import { walletPayoutRequest } from './payout-request.fixture.js';
-import { startPayoutsAppFor, usePayoutsTestbed } from './payouts-test-app.js';
+import { startPayoutsAppFor, useMockPayoutsTestbed } from './payouts-test-app.js';
 import { RecordingLogger } from '../recording-logger.js';
 
 describe('createPayout retries', () => {
-  const testbed = usePayoutsTestbed();
-
-  const bodies = () => testbed.stub.requests.map(({ body }) => body);
+  const testbed = useMockPayoutsTestbed();
 
   it.each([429, 503])('sends the same body and request_id again after HTTP %i', async (status) => {
-    testbed.stub.reply(
-      { status, body: { error: 'busy' } },
-      { status, body: { error: 'busy' } },
-      { status: 201, body: { id: 'po_1' } },
-    );
-    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl);
+    testbed.mock.fail({ times: 2 }, MockFault.status(status, { error: 'busy' }));
+    testbed.started = await startPayoutsAppFor(testbed.mock.baseUrl);
     const request = walletPayoutRequest('req_same');
 
     const result = await testbed.started.payouts.createPayout(request);
 
-    expect(result).toMatchObject({ status: 201, body: { id: 'po_1' } });
-    expect(bodies()).toEqual([JSON.stringify(request), JSON.stringify(request), JSON.stringify(request)]);
-    expect(new Set(testbed.stub.requests.map(({ headers }) => headers.authorization)).size).toBe(1);
+    expect(result).toMatchObject({ status: 201, body: testbed.mock.payouts.get('req_same') });
+    const calls = testbed.mock.calls;
+    expect(calls.map(({ body }) => body)).toStrictEqual([request, request, request]);
+    expect(calls.map((call) => call.status)).toEqual([status, status, 201]);
+    // The mock accepts only the configured token: the same one was sent each time.
+    expect(calls.every(({ credentials }) => credentials.accessToken === 'valid')).toBe(true);
   });
 
   it('gives up after maxRetries (default 2) with the last reply as PayoutsApiError', async () => {
-    testbed.stub.reply({ status: 503, body: { error: 'maintenance' } });
-    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl);
+    testbed.mock.fail({}, MockFault.status(503, { error: 'maintenance' }));
+    testbed.started = await startPayoutsAppFor(testbed.mock.baseUrl);
 
     const error = await testbed.started.payouts.createPayout(walletPayoutRequest('req_busy')).catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(PayoutsApiError);
     expect(error).toMatchObject({ status: 503, body: { error: 'maintenance' }, requestId: 'req_busy' });
-    expect(testbed.stub.requests).toHaveLength(3);
+    expect(testbed.mock.calls).toHaveLength(3);
   });
 
   it('follows a configured maxRetries and retryOnStatus', async () => {
-    testbed.stub.reply({ status: 502, body: {} });
-    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl, {
+    testbed.mock.fail({}, MockFault.status(502, {}));
+    testbed.started = await startPayoutsAppFor(testbed.mock.baseUrl, {
       retries: { maxRetries: 4, retryOnStatus: [502], baseDelayMs: 1, maxDelayMs: 2 },
     });
 
     await expect(testbed.started.payouts.createPayout(walletPayoutRequest())).rejects.toMatchObject({ status: 502 });
 
-    expect(testbed.stub.requests).toHaveLength(5);
+    expect(testbed.mock.calls).toHaveLength(5);
   });
 
   it('does not retry a status outside retryOnStatus', async () => {
-    testbed.stub.reply({ status: 503, body: {} });
-    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl, {
+    testbed.mock.fail({}, MockFault.status(503, {}));
+    testbed.started = await startPayoutsAppFor(testbed.mock.baseUrl, {
       retries: { retryOnStatus: [429], baseDelayMs: 1 },
     });
 
     await expect(testbed.started.payouts.createPayout(walletPayoutRequest())).rejects.toMatchObject({ status: 503 });
 
-    expect(testbed.stub.requests).toHaveLength(1);
+    expect(testbed.mock.calls).toHaveLength(1);
   });
 
   it('sends once with retries: 0', async () => {
-    testbed.stub.reply({ status: 429, body: {} });
-    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl, { retries: 0 });
+    testbed.mock.fail({}, MockFault.status(429, {}));
+    testbed.started = await startPayoutsAppFor(testbed.mock.baseUrl, { retries: 0 });
 
     await expect(testbed.started.payouts.createPayout(walletPayoutRequest())).rejects.toMatchObject({ status: 429 });
 
-    expect(testbed.stub.requests).toHaveLength(1);
+    expect(testbed.mock.calls).toHaveLength(1);
   });
 
   it('never retries a timeout: the payout may exist', async () => {
-    testbed.stub.reply('hang');
-    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl, { timeoutMs: 100 });
+    // Longer than the test runs: the mock drops the answer when it closes.
+    testbed.mock.fail({}, MockFault.latency(600_000));
+    testbed.started = await startPayoutsAppFor(testbed.mock.baseUrl, { timeoutMs: 100 });
 
     await expect(testbed.started.payouts.createPayout(walletPayoutRequest())).rejects.toBeInstanceOf(
       PayoutOutcomeUnknownError,
     );
 
-    expect(testbed.stub.requests).toHaveLength(1);
+    expect(testbed.mock.calls).toHaveLength(1);
   });
 
   it('never retries a connection lost after sending', async () => {
-    testbed.stub.reply('destroy', { status: 201, body: {} });
-    testbed.started = await startPayoutsAppFor(testbed.stub.baseUrl);
+    testbed.mock.fail({ times: 1 }, MockFault.resetAfterCommit());
+    testbed.started = await startPayoutsAppFor(testbed.mock.baseUrl);
 
     await expect(testbed.started.payouts.createPayout(walletPayoutRequest())).rejects.toBeInstanceOf(
       PayoutOutcomeUnknownError,
     );
 
-    expect(testbed.stub.requests).toHaveLength(1);
+    expect(testbed.mock.calls).toHaveLength(1);
+    expect(testbed.mock.calls[0]).toMatchObject({ reset: true, committed: true });
   });
 
   it('retries a refused connection, then rejects with PayoutsNetworkError', async () => {
@@ -110,9 +110,9 @@ describe('createPayout retries', () => {
   it('honours Retry-After, capped at maxDelayMs', async () => {
     // An hour-long Retry-After would time the test out if the cap were not applied.
     const logger = new RecordingLogger();
-    testbed.stub.reply({ status: 429, headers: { 'retry-after': '3600' }, body: {} }, { status: 201, body: {} });
+    testbed.mock.fail({ times: 1 }, MockFault.rateLimited(3600));
     testbed.started = await startPayoutsAppFor(
-      testbed.stub.baseUrl,
+      testbed.mock.baseUrl,
       { retries: { baseDelayMs: 1, maxDelayMs: 7 } },
       logger,
     );
@@ -121,16 +121,16 @@ describe('createPayout retries', () => {
       status: 201,
     });
 
-    expect(testbed.stub.requests).toHaveLength(2);
+    expect(testbed.mock.calls).toHaveLength(2);
     expect(logger.lines).toContain('warn: Payout request "req_later": HTTP 429, retry 1 of 2 in 7 ms PayoutsService');
   });
 
   it('honours a Retry-After HTTP date', async () => {
     const logger = new RecordingLogger();
     const inAnHour = new Date(Date.now() + 3_600_000).toUTCString();
-    testbed.stub.reply({ status: 503, headers: { 'retry-after': inAnHour }, body: {} }, { status: 201, body: {} });
+    testbed.mock.fail({ times: 1 }, MockFault.unavailable(inAnHour));
     testbed.started = await startPayoutsAppFor(
-      testbed.stub.baseUrl,
+      testbed.mock.baseUrl,
       { retries: { baseDelayMs: 1, maxDelayMs: 9 } },
       logger,
     );

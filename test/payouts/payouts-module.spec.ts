@@ -193,6 +193,12 @@ describe('PayoutsModule options checked at bootstrap', () => {
       'headers.authorization',
     ],
     ['headers setting X-API-Key', { headers: { 'X-API-Key': SECRET } }, 'headers.x-api-key'],
+    ['headers setting X-API-Key spelt with underscores', { headers: { X_Api_Key: SECRET } }, 'headers.x_api_key'],
+    [
+      'headers setting Authorization spelt in capitals',
+      { headers: { AUTHORIZATION: SECRET } },
+      'headers.authorization',
+    ],
     [
       'headers with a line break in a value',
       { headers: { 'x-tenant': `t1\r\nx-api-key: ${SECRET}` } },
@@ -218,6 +224,9 @@ describe('PayoutsModule options checked at bootstrap', () => {
     ['retries.maxRetries fractional', { retries: { maxRetries: 1.5 } }, 'retries.maxRetries'],
     ['retries.baseDelayMs negative', { retries: { baseDelayMs: -10 } }, 'retries.baseDelayMs'],
     ['retries.maxDelayMs not a number', { retries: { maxDelayMs: '1s' } }, 'retries.maxDelayMs'],
+    // Past 2^31 - 1 ms a timer fires after 1 ms: a long deadline or wait would become none at all.
+    ['timeoutMs past what a timer can wait', { timeoutMs: 2_147_483_648 }, 'timeoutMs'],
+    ['retries.maxDelayMs past what a timer can wait', { retries: { maxDelayMs: 2 ** 32 } }, 'retries.maxDelayMs'],
     ['retries.retryOnStatus with a 2xx', { retries: { retryOnStatus: [503, 200] } }, 'retries.retryOnStatus'],
   ];
 

@@ -16,6 +16,7 @@ import { PayoutsModule } from 'nestjs-payouts';
 import type { PayoutsModuleOptions } from 'nestjs-payouts';
 import type { CreatePayoutRequest } from 'nestjs-payouts';
 import { PayoutsService } from 'nestjs-payouts';
+import { MockPayoutsApi } from 'nestjs-payouts/testing';
 import type { AdapterName } from '../notifications/notifications-test-app.js';
 import { PayoutsApiStub } from './payouts-api-stub.js';
 
@@ -96,6 +97,23 @@ export function usePayoutsTestbed(): { stub: PayoutsApiStub; started: PayoutsTes
     await testbed.started?.app.close();
     testbed.started = undefined;
     await testbed.stub.close();
+  });
+  return testbed;
+}
+
+/**
+ * The shipped `MockPayoutsApi`, accepting the test credentials, fresh for each test; after it, the app the test
+ * started (if any) and the mock are closed. For tests that need raw control of the replies, see `usePayoutsTestbed`.
+ */
+export function useMockPayoutsTestbed(): { mock: MockPayoutsApi; started: PayoutsTestApp | undefined } {
+  const testbed = { mock: undefined as unknown as MockPayoutsApi, started: undefined as PayoutsTestApp | undefined };
+  beforeEach(async () => {
+    testbed.mock = await MockPayoutsApi.start({ apiKey: API_KEY, accessToken: ACCESS_TOKEN });
+  });
+  afterEach(async () => {
+    await testbed.started?.app.close();
+    testbed.started = undefined;
+    await testbed.mock.close();
   });
   return testbed;
 }

@@ -1,5 +1,5 @@
 import axios from 'axios';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { PayoutsError } from 'nestjs-payouts';
 import type { PayoutsModuleOptions } from 'nestjs-payouts';
 import { PayoutsApiError } from 'nestjs-payouts';
@@ -17,7 +17,10 @@ import { errorRenderings } from './error-renderings.js';
 
 const FRESH_TOKEN = 'fresh-token-from-function-e71b';
 const TOKEN_ENDPOINT_SECRET = 'client-secret-used-by-token-function-40aa';
-const SECRETS = [API_KEY, ACCESS_TOKEN, FRESH_TOKEN, TOKEN_ENDPOINT_SECRET];
+const PROXY_PASSWORD = 'proxy-password-6c0d31';
+/** The proxy's credentials as axios sends them, `Proxy-Authorization: Basic <this>`. */
+const PROXY_BASIC = Buffer.from(`egress:${PROXY_PASSWORD}`).toString('base64');
+const SECRETS = [API_KEY, ACCESS_TOKEN, FRESH_TOKEN, TOKEN_ENDPOINT_SECRET, PROXY_PASSWORD, PROXY_BASIC];
 
 /** Every character as a JSON `\uXXXX` escape: the same string once parsed, other bytes on the wire. */
 const jsonEscaped = (text: string) =>
@@ -39,6 +42,22 @@ function echoingHeaders(token: string): Record<string, string> {
     'x-echo-api-key': API_KEY,
     'x-echo-authorization': `Bearer ${token}`,
     location: `https://elsewhere.example/payouts?api_key=${encodeURIComponent(API_KEY)}&token=${token}`,
+  };
+}
+
+/** A forward proxy's error reply echoing the request it refused, headers and all, as some proxies do. */
+const PROXY_ECHO: StubReply = {
+  status: 407,
+  headers: { 'x-echo-proxy-authorization': `Basic ${PROXY_BASIC}`, 'content-type': 'text/plain' },
+  body: `Proxy-Authorization: Basic ${PROXY_BASIC}\nuser egress:${PROXY_PASSWORD}\nx-api-key: ${API_KEY}`,
+};
+
+/** Options that send plain-HTTP calls through the stub as a forward proxy that asks for credentials. */
+function throughProxy(stub: PayoutsApiStub): Partial<PayoutsModuleOptions> & { baseUrl: string } {
+  const { hostname, port } = new URL(stub.baseUrl);
+  return {
+    baseUrl: 'http://payouts.internal.example/v1',
+    proxy: { host: hostname, port: Number(port), auth: { username: 'egress', password: PROXY_PASSWORD } },
   };
 }
 
@@ -117,6 +136,24 @@ const PATHS: ErrorPath[] = [
         status: 500,
         headers: { 'content-type': 'text/plain' },
         body: `key=${API_KEY}; token=${ACCESS_TOKEN}; ${jsonEscaped(API_KEY)}`,
+      },
+    ],
+  },
+  {
+    name: "a proxy's error reply echoing its credentials",
+    errorName: 'PayoutsApiError',
+    options: async (stub) => throughProxy(stub),
+    replies: [PROXY_ECHO],
+  },
+  {
+    name: 'error reply echoing the credentials where a long body is cut to its excerpt',
+    errorName: 'PayoutsApiError',
+    options: async () => ({}),
+    replies: [
+      {
+        status: 400,
+        headers: { 'content-type': 'text/plain' },
+        body: `${'x'.repeat(4090)}${API_KEY} ${jsonEscaped(ACCESS_TOKEN)} ${'y'.repeat(5000)}`,
       },
     ],
   },
@@ -223,6 +260,85 @@ describe('no secret leaves through an error or a log line', () => {
       'x-echo-authorization': 'Bearer [redacted]',
       location: 'https://elsewhere.example/payouts?api_key=[redacted]&token=[redacted]',
       'content-type': 'application/json',
+    });
+  });
+
+  it("redacts a proxy's credentials, as sent and decoded, where its error reply echoes them", async () => {
+    testbed.stub.reply(PROXY_ECHO);
+    const { payouts } = await start(
+      { name: 'proxy', errorName: '', options: async (stub) => throughProxy(stub), replies: [] },
+      new RecordingLogger(),
+    );
+
+    const error = (await payouts.createPayout(walletPayoutRequest()).catch((e: unknown) => e)) as PayoutsApiError;
+
+    expect(testbed.stub.requests[0]!.headers['proxy-authorization']).toBe(`Basic ${PROXY_BASIC}`);
+    expect(error).toMatchObject({
+      name: 'PayoutsApiError',
+      status: 407,
+      body: 'Proxy-Authorization: Basic [redacted]\nuser egress:[redacted]\nx-api-key: [redacted]',
+    });
+    expect(error.headers['x-echo-proxy-authorization']).toBe('Basic [redacted]');
+  });
+
+  describe('with a proxy and its credentials in HTTP_PROXY', () => {
+    const ENV_PASSWORD = 'env-proxy-password-0b9e';
+    const ENV_BASIC = Buffer.from(`envuser:${ENV_PASSWORD}`).toString('base64');
+    const saved = { HTTP_PROXY: process.env.HTTP_PROXY, NO_PROXY: process.env.NO_PROXY };
+    afterEach(() => {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    });
+
+    it('redacts them too: they are redacted as the request carried them, wherever they came from', async () => {
+      const { host } = new URL(testbed.stub.baseUrl);
+      process.env.HTTP_PROXY = `http://envuser:${ENV_PASSWORD}@${host}`;
+      process.env.NO_PROXY = '';
+      testbed.stub.reply({
+        status: 502,
+        body: { error: 'bad_gateway', echo: `Basic ${ENV_BASIC}`, user: `envuser:${ENV_PASSWORD}` },
+      });
+      const { payouts } = await start(
+        {
+          name: 'env proxy',
+          errorName: '',
+          options: async () => ({ baseUrl: 'http://payouts.internal.example/v1' }),
+          replies: [],
+        },
+        new RecordingLogger(),
+      );
+
+      const error = await payouts.createPayout(walletPayoutRequest()).catch((e: unknown) => e);
+
+      expect(testbed.stub.requests[0]!.headers['proxy-authorization']).toBe(`Basic ${ENV_BASIC}`);
+      expect(error).toMatchObject({
+        status: 502,
+        body: { error: 'bad_gateway', echo: 'Basic [redacted]', user: 'envuser:[redacted]' },
+      });
+      for (const text of errorRenderings(error)) {
+        expect(text).not.toContain(ENV_BASIC);
+        expect(text).not.toContain(ENV_PASSWORD);
+      }
+    });
+  });
+
+  it('cuts a long error body to its excerpt after redacting, so no credential is left cut in two', async () => {
+    const body = `${'x'.repeat(4090)}${API_KEY}${'y'.repeat(5000)}`;
+    testbed.stub.reply({ status: 500, headers: { 'content-type': 'text/plain' }, body });
+    const { payouts } = await start(
+      { name: 'excerpt', errorName: '', options: async () => ({}), replies: [] },
+      new RecordingLogger(),
+    );
+
+    const error = await payouts.createPayout(walletPayoutRequest()).catch((e: unknown) => e);
+
+    expect(error).toMatchObject({
+      name: 'PayoutsApiError',
+      bodyTruncated: true,
+      bodyLength: body.length,
+      body: `${'x'.repeat(4090)}[redac`,
     });
   });
 

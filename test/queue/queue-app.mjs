@@ -1,12 +1,13 @@
 // One instance of a merchant app in queue mode, run as its own process by the queue specs. Plain JavaScript on the
 // built package, loaded by name as an application does.
 //   node queue-app.mjs --adapter=express|fastify --redis-port=… [--role=both|web|worker] [--attempts=…]
-//     [--backoff-ms=…] [--lock-ms=…] [--enqueue-timeout-ms=…] [--shutdown-timeout-ms=…]
+//     [--backoff-ms=…] [--lock-ms=…] [--enqueue-timeout-ms=…] [--shutdown-timeout-ms=…] [--mailer]
 // Prints `ready <port>` (port 0 for a worker-only instance), then `handler-start <payment method id> <attempt>` and
 // `handler-done <id>` for each run of the handler, and `error <message>` / `warn <message>` for each error and warning
 // the app logs. With SIGTERM it
 // shuts down gracefully (enableShutdownHooks). A notification's `testBehaviour` field makes the handler wait
-// (`delayMs`) or fail on its first `failAttempts` attempts.
+// (`delayMs`) or fail on its first `failAttempts` attempts. With `--mailer`, a second handler prints
+// `mailer-start <id> <attempt>` and `mailer-done <id>`, waiting `mailerDelayMs` in between.
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { Injectable, Module } from '@nestjs/common';
@@ -26,6 +27,7 @@ const { values: options } = parseArgs({
     'lock-ms': { type: 'string', default: '30000' },
     'enqueue-timeout-ms': { type: 'string', default: '2000' },
     'shutdown-timeout-ms': { type: 'string', default: '10000' },
+    mailer: { type: 'boolean', default: false },
   },
 });
 const role = options.role;
@@ -47,6 +49,23 @@ Reflect.decorate(
   CardEvents.prototype,
   'added',
   Object.getOwnPropertyDescriptor(CardEvents.prototype, 'added'),
+);
+
+class Mailer {
+  async send(notification, context) {
+    const id = notification.paymentMethod.id;
+    console.log(`mailer-start ${id} ${context.attempt}`);
+    const delayMs = notification.testBehaviour?.mailerDelayMs;
+    if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    console.log(`mailer-done ${id}`);
+  }
+}
+Reflect.decorate([Injectable()], Mailer);
+Reflect.decorate(
+  [OnPaymentMethodAdded()],
+  Mailer.prototype,
+  'send',
+  Object.getOwnPropertyDescriptor(Mailer.prototype, 'send'),
 );
 
 class AppModule {}
@@ -73,7 +92,7 @@ Reflect.decorate(
           },
         }),
       ],
-      providers: [CardEvents],
+      providers: options.mailer ? [CardEvents, Mailer] : [CardEvents],
     }),
   ],
   AppModule,

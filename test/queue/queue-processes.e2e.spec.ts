@@ -35,8 +35,19 @@ describeWithRedis('queue mode across app processes', () => {
     await Promise.all(instances.splice(0).map((instance) => instance.process.kill()));
   });
 
-  const startInstance = async (adapter: AdapterName, role: 'both' | 'web' | 'worker' = 'both'): Promise<Instance> => {
-    const args = [APP, `--adapter=${adapter}`, `--redis-port=${redis.port}`, `--role=${role}`, `--lock-ms=${LOCK_MS}`];
+  const startInstance = async (
+    adapter: AdapterName,
+    role: 'both' | 'web' | 'worker' = 'both',
+    extra: readonly string[] = [],
+  ): Promise<Instance> => {
+    const args = [
+      APP,
+      `--adapter=${adapter}`,
+      `--redis-port=${redis.port}`,
+      `--role=${role}`,
+      `--lock-ms=${LOCK_MS}`,
+      ...extra,
+    ];
     const started = await NodeServerProcess.start(args, { cwd: ROOT, ready: /^ready (\d+)$/, timeoutMs: 20_000 });
     const instance = { process: started.process, url: `http://127.0.0.1:${started.ready[1]}/payouts/notifications` };
     instances.push(instance);
@@ -100,6 +111,41 @@ describeWithRedis('queue mode across app processes', () => {
     expect(first.process.linesMatching(new RegExp(`^handler-done ${id}$`))).toEqual([]);
     expect(other.process.linesMatching(start)).toHaveLength(1);
     await eventually(async () => ((await jobState(notification)) === 'completed' ? true : undefined), 5000, 'done');
+  }, 40_000);
+
+  it('skips, on the run after a worker was killed during the second handler, the first handler that succeeded', async () => {
+    const [web] = await Promise.all([
+      startInstance('express', 'both', ['--mailer']),
+      startInstance('fastify', 'worker', ['--mailer']),
+    ]);
+    const notification = cardAdded({ testBehaviour: { mailerDelayMs: 3000 } });
+    const id = paymentMethodId(notification);
+    const jobId = notificationJobId(dedupeKeyOf(notification));
+
+    expect((await post(web!.url, notification)).body).toBe(ACK);
+    const first = await eventually(
+      async () =>
+        instances.find((instance) => instance.process.linesMatching(new RegExp(`^mailer-start ${id} `)).length > 0),
+      10_000,
+      'a worker starts the second handler',
+    );
+    await first.process.waitForLine(new RegExp(`^handler-done ${id}$`), 10_000);
+    // The first handler's success is in the job before the worker dies.
+    await eventually(
+      async () =>
+        (await queue.getJob(jobId))?.data.handlers?.succeeded.includes('CardEvents.added') ? true : undefined,
+      10_000,
+      'the job records the first handler',
+    );
+    await first.process.kill();
+    const other = instances.find((instance) => instance !== first)!;
+    await other.process.waitForLine(new RegExp(`^mailer-done ${id}$`), LOCK_MS + 15_000);
+    await eventually(async () => ((await jobState(notification)) === 'completed' ? true : undefined), 5000, 'done');
+
+    expect(lines(new RegExp(`^handler-start ${id} `))).toEqual([`handler-start ${id} 1`]);
+    expect(first.process.linesMatching(new RegExp(`^mailer-start ${id} `))).toEqual([`mailer-start ${id} 1`]);
+    expect(other.process.linesMatching(new RegExp(`^mailer-start ${id} `))).toEqual([`mailer-start ${id} 1`]);
+    expect(first.process.linesMatching(new RegExp(`^mailer-done ${id}$`))).toEqual([]);
   }, 40_000);
 });
 

@@ -1,9 +1,11 @@
 // One instance of a merchant app whose notification route shares a Redis dedupe store, run as its own process by
 // several-instances.e2e.spec.ts. Plain JavaScript on the built package, loaded by name as an application does.
 //   node dedupe-app.mjs --adapter=express|fastify --client=node-redis|ioredis --redis-url=redis://… --lease-ms=…
+//     [--mailer]
 // Prints `listening <port>`, then `handler-start <payment method id>` and `handler-done <id>` for each handling.
 // A notification's `testBehaviour` field makes the handler wait (`delayMs`), fail (`failOn`) or hang (`hangOn`)
-// on the instance of that adapter.
+// on the instance of that adapter. With `--mailer`, a second handler prints `mailer-start <id> <attempt>` and fails
+// on the instance named by `mailerFailOn`.
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { Injectable, Module } from '@nestjs/common';
@@ -20,6 +22,7 @@ const { values: options } = parseArgs({
     'redis-url': { type: 'string' },
     'lease-ms': { type: 'string' },
     'command-timeout-ms': { type: 'string' },
+    mailer: { type: 'boolean', default: false },
   },
 });
 const adapter = options.adapter;
@@ -59,6 +62,21 @@ Reflect.decorate(
   Object.getOwnPropertyDescriptor(CardEvents.prototype, 'added'),
 );
 
+class Mailer {
+  send(notification, context) {
+    const behaviour = notification.testBehaviour ?? {};
+    console.log(`mailer-start ${notification.paymentMethod.id} ${context.attempt}`);
+    if (behaviour.mailerFailOn === adapter) throw new Error(`mailer failed on ${adapter}, as the test asked`);
+  }
+}
+Reflect.decorate([Injectable()], Mailer);
+Reflect.decorate(
+  [OnPaymentMethodAdded()],
+  Mailer.prototype,
+  'send',
+  Object.getOwnPropertyDescriptor(Mailer.prototype, 'send'),
+);
+
 const store = new RedisNotificationDedupeStore(await connectRedis(), {
   prefix: 'e2e:',
   leaseMs: Number(options['lease-ms']),
@@ -77,7 +95,7 @@ Reflect.decorate(
           notifications: { verification: 'none', dedupe: { store } },
         }),
       ],
-      providers: [CardEvents],
+      providers: options.mailer ? [CardEvents, Mailer] : [CardEvents],
     }),
   ],
   AppModule,

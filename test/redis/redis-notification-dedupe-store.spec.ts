@@ -79,7 +79,7 @@ describeWithRedis('RedisNotificationDedupeStore on a real redis-server', () => {
       const starredKey = `${prefix}n:PAYMENT_METHOD_ADDED:shp_${n}:pmt_%2A:2025-03-14T09%3A26%3A53.589Z`;
       expect(store.keyOf(starred)).toBe(starredKey);
       expect(store.keyOf('a?b[c]d\\e')).toBe(`${prefix}n:a%3Fb%5Bc%5Dd%5Ce`);
-      expect(await redis.command('GET', starredKey)).toBe('claim:a');
+      expect(String(await redis.command('GET', starredKey)).split('\n')[0]).toBe('claim:a');
       const [, matched] = (await redis.command('SCAN', '0', 'MATCH', starredKey, 'COUNT', '100000')) as [
         string,
         string[],
@@ -98,6 +98,33 @@ describeWithRedis('RedisNotificationDedupeStore on a real redis-server', () => {
       expect(await store.claim(handled, 'new')).toBe('handled');
       expect(await store.claim(running, 'new')).toBe('in-progress');
       expect(await redis.command('EXISTS', store.keyOf(handled), store.keyOf(running))).toBe(0);
+    });
+
+    it('keeps the record of a failed delivery for handledTtlMs, answers it to the next claim, and drops it once handled', async () => {
+      const store = newStore({ leaseMs: 90_000, handledTtlMs: 3_600_000 });
+      const key = dedupeKey();
+      const redisKey = store.keyOf(key);
+      const record = { succeeded: ['CardStore.save'], failures: { 'Mailer.send': 1 } };
+
+      expect(await store.claimWithRecord(key, 'first')).toBe('claimed');
+      await store.releaseWithRecord(key, 'first', record);
+      expect(await redis.command('GET', redisKey)).toBe(`record:${JSON.stringify(record)}`);
+      expect(Number(await redis.command('PTTL', redisKey))).toBeGreaterThan(3_590_000);
+
+      expect(await store.claimWithRecord(key, 'second')).toEqual({ claim: 'claimed', record });
+      const claimed = String(await redis.command('GET', redisKey)).split('\n');
+      expect([claimed[0], claimed[2]]).toEqual(['claim:second', JSON.stringify(record)]);
+      // The lease is in the value; the key lasts as long as the record, should the instance die.
+      expect(Number(await redis.command('PTTL', redisKey))).toBeGreaterThan(3_590_000);
+      expect(await store.claimWithRecord(key, 'third')).toBe('in-progress');
+      await store.release(key, 'third');
+      await store.release(key, 'second');
+      expect(await redis.command('GET', redisKey)).toBe(`record:${JSON.stringify(record)}`);
+
+      expect(await store.claim(key, 'fourth')).toBe('claimed');
+      await store.complete(key);
+      expect(await redis.command('GET', redisKey)).toBe('handled');
+      expect(await store.claimWithRecord(key, 'fifth')).toBe('handled');
     });
 
     it('releases only its own claim: a late release by another delivery leaves the live claim', async () => {
@@ -250,7 +277,7 @@ describeWithRedis('RedisNotificationDedupeStore on a real redis-server', () => {
     it.each(REDIS_CLIENTS)('is silent when CONFIG is refused, and works with least privileges (%s)', async (kind) => {
       const admin = await connectRedisClient('ioredis', server.url);
       await admin.command('CONFIG', 'SET', 'maxmemory-policy', 'allkeys-lru');
-      // The ACL the README gives: the store's commands on its own keys, and no CONFIG.
+      // The ACL the README gives, without its optional TIME: the store's commands on its own keys, and no CONFIG.
       await admin.command(
         'ACL',
         'SETUSER',
@@ -276,6 +303,16 @@ describeWithRedis('RedisNotificationDedupeStore on a real redis-server', () => {
       expect(await store.claim(key, 'first')).toBe('claimed');
       await store.complete(key);
       expect(await store.claim(key, 'second')).toBe('handled');
+      // Without TIME, a claim over a record holds it for the lease only, and still answers it.
+      const record = { succeeded: ['CardStore.save'], failures: {} };
+      const failedKey = dedupeKey();
+      expect(await store.claimWithRecord(failedKey, 'first')).toBe('claimed');
+      await store.releaseWithRecord(failedKey, 'first', record);
+      expect(await store.claimWithRecord(failedKey, 'second')).toEqual({ claim: 'claimed', record });
+      expect(await redis.command('GET', store.keyOf(failedKey))).toBe(`claim:second\n\n${JSON.stringify(record)}`);
+      expect(await store.claimWithRecord(failedKey, 'third')).toBe('in-progress');
+      await store.release(failedKey, 'second');
+      expect(await store.claimWithRecord(failedKey, 'fourth')).toEqual({ claim: 'claimed', record });
     });
   });
 });

@@ -30,7 +30,12 @@ interface AppInstance {
 }
 
 /** Starts one instance: the app script on the built package, in its own process with its own Redis client. */
-async function startInstance(adapter: AdapterName, client: RedisClientKind, redisUrl: string): Promise<AppInstance> {
+async function startInstance(
+  adapter: AdapterName,
+  client: RedisClientKind,
+  redisUrl: string,
+  extra: readonly string[] = [],
+): Promise<AppInstance> {
   const args = [
     APP,
     `--adapter=${adapter}`,
@@ -38,6 +43,7 @@ async function startInstance(adapter: AdapterName, client: RedisClientKind, redi
     `--redis-url=${redisUrl}`,
     `--lease-ms=${LEASE_MS}`,
     `--command-timeout-ms=${COMMAND_TIMEOUT_MS}`,
+    ...extra,
   ];
   const ready = /^listening (\d+)$/;
   const started = await NodeServerProcess.start(args, { cwd: ROOT, ready, timeoutMs: 20_000 });
@@ -164,5 +170,39 @@ describeWithRedis('several app processes sharing the Redis dedupe store', () => 
       expect(calls(notification).fastify).toEqual({ start: 1, done: 1 });
       instances.express = await startInstance('express', client, redis.url);
     }, 30_000);
+  });
+
+  describe.each(REDIS_CLIENTS)('with two handlers, with %s', (client) => {
+    const instances = {} as Record<AdapterName, AppInstance>;
+    beforeAll(async () => {
+      await Promise.all(
+        ADAPTERS.map(async (adapter) => {
+          instances[adapter] = await startInstance(adapter, client, redis.url, ['--mailer']);
+        }),
+      );
+    }, 40_000);
+    afterAll(async () => {
+      await Promise.all(ADAPTERS.map((adapter) => instances[adapter]?.process.kill()));
+    });
+
+    const lines = (adapter: AdapterName, pattern: string) =>
+      instances[adapter].process.linesMatching(new RegExp(`^${pattern}$`));
+
+    it('runs on the re-send to the other instance only the handler that failed on the first', async () => {
+      const notification = cardAdded({ testBehaviour: { mailerFailOn: 'express' } });
+      const id = paymentMethodId(notification);
+
+      const first = await post(instances.express.url, notification);
+      const second = await post(instances.fastify.url, notification);
+      const third = await post(instances.express.url, notification);
+
+      expect([first.status, first.body]).toEqual([500, FAILED]);
+      expect([second.status, second.body]).toEqual([200, ACK]);
+      expect([third.status, third.body]).toEqual([200, ACK]);
+      expect(lines('express', `handler-done ${id}`)).toHaveLength(1);
+      expect(lines('fastify', `handler-start ${id}`)).toEqual([]);
+      expect(lines('express', `mailer-start ${id} \\d+`)).toEqual([`mailer-start ${id} 1`]);
+      expect(lines('fastify', `mailer-start ${id} \\d+`)).toEqual([`mailer-start ${id} 2`]);
+    });
   });
 });

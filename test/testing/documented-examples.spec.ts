@@ -1,14 +1,16 @@
 // The testing examples of the README, run for real (imports point at the sources instead of the package name).
 import { Injectable } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { describe, expect, it } from 'vitest';
-import { PayoutsModule, PayoutsService } from 'nestjs-payouts';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PayoutOutcomeUnknownError, PayoutsModule, PayoutsService } from 'nestjs-payouts';
 import type { NotificationContext } from 'nestjs-payouts';
 import { OnPaymentMethodAdded } from 'nestjs-payouts';
 import type { PaymentMethodNotification } from 'nestjs-payouts';
 import {
   deliver,
   FakePayoutsService,
+  MockFault,
+  MockPayoutsApi,
   notificationHandlerArgs,
   paymentMethodAddedNotification,
 } from 'nestjs-payouts/testing';
@@ -103,5 +105,63 @@ describe('README testing examples', () => {
     } finally {
       await app.close();
     }
+  });
+
+  describe('the mock payouts API', () => {
+    const walletPayout = (requestId: string) => ({
+      payout_method: {
+        type: 'wallet',
+        payment_method: 'mpesa',
+        beneficiary: { name: 'Jane Doe', payout_method_details: { phone_number: '254700000001' } },
+      },
+      amount: { value: '125.50', currency_code: 'KES' },
+      country_code: 'KE',
+      purpose: 'seller_earnings',
+      reference: 'earnings-2030-05',
+      request_id: requestId,
+    });
+
+    let mock: MockPayoutsApi;
+    let payouts: PayoutsService;
+    let close: () => Promise<void>;
+
+    beforeEach(async () => {
+      mock = await MockPayoutsApi.start({ apiKey: 'test-api-key', accessToken: 'test-access-token' });
+      const moduleRef = await Test.createTestingModule({
+        imports: [
+          PayoutsModule.forRoot({
+            baseUrl: mock.baseUrl,
+            apiKey: 'test-api-key',
+            accessToken: 'test-access-token',
+            retries: { baseDelayMs: 10, maxDelayMs: 50 },
+            notifications: false,
+          }),
+        ],
+      }).compile();
+      payouts = moduleRef.get(PayoutsService);
+      close = () => moduleRef.close();
+    });
+
+    afterEach(async () => {
+      await close();
+      await mock.close();
+    });
+
+    it('retries a 503 with the same request_id', async () => {
+      mock.fail({ times: 1, when: { requestId: 'req-1' } }, MockFault.unavailable(1));
+
+      const result = await payouts.createPayout(walletPayout('req-1'));
+
+      expect(result.status).toBe(201);
+      expect(mock.callsFor('req-1').map((call) => call.status)).toEqual([503, 201]);
+    });
+
+    it('reports an unknown outcome when the connection drops after the payout was made', async () => {
+      mock.fail({ times: 1 }, MockFault.resetAfterCommit());
+
+      await expect(payouts.createPayout(walletPayout('req-2'))).rejects.toBeInstanceOf(PayoutOutcomeUnknownError);
+      expect(mock.payouts.has('req-2')).toBe(true);
+      expect(mock.callsFor('req-2')).toHaveLength(1);
+    });
   });
 });

@@ -12,6 +12,7 @@ export class NotificationEventTrace implements NotificationTrace {
   private readonly startedAt = performance.now();
   private eventType: string | undefined;
   private dedupe: NotificationDedupeResult | undefined;
+  private skippedHandlers: string[] | undefined;
 
   constructor(
     private readonly inner: NotificationTrace,
@@ -33,6 +34,11 @@ export class NotificationEventTrace implements NotificationTrace {
     return this.inner.runHandler(handler, run);
   }
 
+  handlerSkipped(handler: string): void {
+    (this.skippedHandlers ??= []).push(handler);
+    this.inner.handlerSkipped?.(handler);
+  }
+
   carrier(): NotificationTraceCarrier {
     return this.inner.carrier();
   }
@@ -45,6 +51,7 @@ export class NotificationEventTrace implements NotificationTrace {
       outcome,
       dedupe: this.dedupe,
       elapsedMs: performance.now() - this.startedAt,
+      ...(this.skippedHandlers && { skippedHandlers: this.skippedHandlers }),
     });
   }
 }

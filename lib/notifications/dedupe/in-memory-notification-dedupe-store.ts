@@ -2,6 +2,8 @@ import { wholeNumberOption } from '../../common/whole-number-option.js';
 import type {
   NotificationClaim,
   NotificationDedupeStore,
+  NotificationHandlerRecord,
+  NotificationRecordedClaim,
 } from '../../interfaces/notification-dedupe-store.interface.js';
 import { StampedKeyQueue } from './stamped-key-queue.js';
 
@@ -30,6 +32,10 @@ const OWNER = 'InMemoryNotificationDedupeStore';
  * `maxEntries` at a time: evicting a running claim would let a concurrent re-send run the handlers again. Only when
  * every key is a running claim does the oldest claim go, so the bound always holds. A claim made with a claim id
  * keeps it aside, so that only that delivery can release it.
+ *
+ * A key released with a record of its handlers is kept like a handled key (same expiry, same eviction order), its
+ * record aside; a claim answers the record and keeps it until the claim completes, or is released with a new one.
+ * Only notifications whose handlers partly failed have a record, so the others never look one up.
  */
 export class InMemoryNotificationDedupeStore implements NotificationDedupeStore {
   readonly #entries = new Map<string, number>();
@@ -37,6 +43,8 @@ export class InMemoryNotificationDedupeStore implements NotificationDedupeStore 
   readonly #claimOrder = new StampedKeyQueue((key, claim) => this.#entries.get(key) === claim);
   /** The claim id of each running claim that was given one. */
   readonly #claimIds = new Map<string, string>();
+  /** The record of each key released with one, also while a later delivery claims it. */
+  readonly #records = new Map<string, NotificationHandlerRecord>();
   #lastClaim = 0;
   readonly #ttlMs: number;
   readonly #maxEntries: number;
@@ -56,20 +64,36 @@ export class InMemoryNotificationDedupeStore implements NotificationDedupeStore 
   }
 
   claim(key: string, claimId?: string): NotificationClaim {
+    const claim = this.claimWithRecord(key, claimId);
+    return typeof claim === 'string' ? claim : claim.claim;
+  }
+
+  claimWithRecord(key: string, claimId?: string): NotificationRecordedClaim {
     const entries = this.#entries;
+    const records = this.#records;
     const state = entries.get(key);
     const now = this.#now();
+    let record: NotificationHandlerRecord | undefined;
     if (state !== undefined) {
       if (state < 0) return 'in-progress';
-      if (state > now) return 'handled';
-      entries.delete(key);
+      record = records.size === 0 ? undefined : records.get(key);
+      if (state > now) {
+        if (record === undefined) return 'handled';
+      } else {
+        entries.delete(key);
+        if (record !== undefined) records.delete(key);
+        record = undefined;
+      }
     }
+    // Room is made before the record is kept again: the key's own released entry may be among those forgotten.
     this.#makeRoom(now);
     const claim = -++this.#lastClaim;
     entries.set(key, claim);
     this.#claimOrder.push(key, claim);
     if (claimId !== undefined) this.#claimIds.set(key, claimId);
-    return 'claimed';
+    if (record === undefined) return 'claimed';
+    records.set(key, record);
+    return { claim: 'claimed', record };
   }
 
   complete(key: string): void {
@@ -77,6 +101,8 @@ export class InMemoryNotificationDedupeStore implements NotificationDedupeStore 
     const now = this.#now();
     const expiresAt = now + this.#ttlMs;
     const state = entries.get(key);
+    // Dropped first: a key released with a record in this same millisecond becomes a handled key of that expiry.
+    if (this.#records.size > 0) this.#records.delete(key);
     // A key completed without a live claim (its claim was evicted) is a new entry and needs room like one.
     if (state === undefined) this.#makeRoom(now);
     else if (state === expiresAt) return;
@@ -85,12 +111,41 @@ export class InMemoryNotificationDedupeStore implements NotificationDedupeStore 
     this.#handledOrder.push(key, expiresAt);
   }
 
-  /** Drops the caller's own claim only: once full, the store may have evicted it and a re-send claimed the key anew. */
+  /**
+   * Drops the caller's own claim only: once full, the store may have evicted it and a re-send claimed the key anew.
+   * A key claimed with a record goes back to that record.
+   */
   release(key: string, claimId?: string): void {
-    const state = this.#entries.get(key);
-    if (state === undefined || state >= 0 || this.#claimIds.get(key) !== claimId) return;
-    this.#entries.delete(key);
+    if (!this.#ownsClaim(key, claimId)) return;
     this.#claimIds.delete(key);
+    if (this.#records.size > 0 && this.#records.has(key)) this.#keepReleased(key);
+    else this.#entries.delete(key);
+  }
+
+  /** Drops the caller's own claim, keeping `record` in its place for the next delivery. */
+  releaseWithRecord(key: string, claimId: string | undefined, record: NotificationHandlerRecord): void {
+    if (!this.#ownsClaim(key, claimId)) return;
+    this.#claimIds.delete(key);
+    this.#records.set(key, record);
+    this.#keepReleased(key);
+  }
+
+  #ownsClaim(key: string, claimId: string | undefined): boolean {
+    const state = this.#entries.get(key);
+    return state !== undefined && state < 0 && this.#claimIds.get(key) === claimId;
+  }
+
+  /** A released key with a record expires, and is evicted, as a handled one; it takes the room its claim took. */
+  #keepReleased(key: string): void {
+    const expiresAt = this.#now() + this.#ttlMs;
+    this.#entries.set(key, expiresAt);
+    this.#handledOrder.push(key, expiresAt);
+  }
+
+  /** Forgets a key that expired or was evicted, with its record if it has one. */
+  #forget(key: string): void {
+    this.#entries.delete(key);
+    if (this.#records.size > 0) this.#records.delete(key);
   }
 
   /** Forgets expired keys, then, when still full, the oldest handled key, or the oldest claim if none is handled. */
@@ -101,7 +156,7 @@ export class InMemoryNotificationDedupeStore implements NotificationDedupeStore 
     if (entries.size < this.#maxEntries && !handledOrder.frontStampAtMost(now)) return;
     let anyHandled = handledOrder.skipStale();
     while (anyHandled && handledOrder.frontStamp <= now) {
-      entries.delete(handledOrder.frontKey);
+      this.#forget(handledOrder.frontKey);
       handledOrder.shift();
       anyHandled = handledOrder.skipStale();
     }
@@ -109,13 +164,13 @@ export class InMemoryNotificationDedupeStore implements NotificationDedupeStore 
     // A batch at once: the oldest keys lie together in memory, and the notifications that follow find room without
     // any lookup, rather than each evicting one key from a cold part of the map.
     for (let batch = this.#evictionBatch; anyHandled && batch > 0; batch--) {
-      entries.delete(handledOrder.frontKey);
+      this.#forget(handledOrder.frontKey);
       handledOrder.shift();
       anyHandled = handledOrder.skipStale();
     }
     if (entries.size >= this.#maxEntries && this.#claimOrder.skipStale()) {
       const evicted = this.#claimOrder.frontKey;
-      entries.delete(evicted);
+      this.#forget(evicted);
       this.#claimIds.delete(evicted);
       this.#claimOrder.shift();
     }

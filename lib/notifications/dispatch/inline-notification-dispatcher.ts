@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { stackOf } from '../../common/error-stack.js';
+import { attemptOf, hasSucceeded, nextHandlerRecord } from '../../common/notification-handler-record.js';
 import type { NotificationContext } from '../../interfaces/notification-context.interface.js';
 import type {
-  NotificationClaim,
   NotificationDedupeStore,
+  NotificationHandlerRecord,
+  NotificationRecordedClaim,
 } from '../../interfaces/notification-dedupe-store.interface.js';
 import type { NotificationTrace } from '../../interfaces/payouts-instrumentation.interface.js';
 import { NOTIFICATION_DEDUPE_STORE, NOTIFICATIONS_CONFIG } from '../../payouts.constants.js';
@@ -19,7 +21,8 @@ import type { NotificationHandler } from './notification-handler-table.js';
 
 /**
  * The default dispatcher: claims the notification in the dedupe store, runs its handlers before the route replies,
- * then records it as handled, or releases it so that the service's re-send runs the handlers again.
+ * then records it as handled, or releases it so that the service's re-send runs the handlers again: with a store
+ * that keeps records (`claimWithRecord`, `releaseWithRecord`), only those that have not succeeded yet.
  * Synchronous until something is really asynchronous (a store returning promises, the handlers).
  */
 @Injectable()
@@ -27,6 +30,8 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
   private readonly logger = new Logger('PayoutsNotifications');
   /** `notifications.handlerTimeoutMs`; unused when the registration serves no route. */
   private readonly timeoutMs: number;
+  /** Whether the store keeps which handlers succeeded; a store written before records existed does not. */
+  private readonly recordsHandlers: boolean;
 
   constructor(
     @Inject(NOTIFICATIONS_CONFIG) config: NotificationsConfig | false,
@@ -34,6 +39,7 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
     @Inject(DiscoveredNotificationHandlers) private readonly handlers: DiscoveredNotificationHandlers,
   ) {
     this.timeoutMs = config ? config.handlerTimeoutMs : 0;
+    this.recordsHandlers = typeof store.claimWithRecord === 'function' && typeof store.releaseWithRecord === 'function';
   }
 
   dispatch(
@@ -49,13 +55,17 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
     }
     // One id per delivery, so that a shared store can tell this delivery's claim from another's.
     const claimId = randomUUID();
-    let claim: NotificationClaim | Promise<NotificationClaim>;
+    let claim: NotificationRecordedClaim | Promise<NotificationRecordedClaim>;
     try {
-      claim = this.store.claim(dedupeKey, claimId);
+      claim = this.recordsHandlers
+        ? this.store.claimWithRecord!(dedupeKey, claimId)
+        : this.store.claim(dedupeKey, claimId);
     } catch (error) {
       return this.claimFailed(dedupeKey, error, trace);
     }
-    if (typeof claim === 'string') return this.afterClaim(claim, claimId, handlers, notification, context, trace);
+    if (typeof claim === 'string' || !isThenable(claim)) {
+      return this.afterClaim(claim, claimId, handlers, notification, context, trace);
+    }
     return claim.then(
       (settled) => this.afterClaim(settled, claimId, handlers, notification, context, trace),
       (error: unknown) => this.claimFailed(dedupeKey, error, trace),
@@ -64,13 +74,17 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
 
   /** Re-sends of a handled notification are acknowledged without running the handlers again. */
   private afterClaim(
-    claim: NotificationClaim,
+    claim: NotificationRecordedClaim,
     claimId: string,
     handlers: readonly NotificationHandler[],
     notification: PaymentMethodNotification,
     context: NotificationContext,
     trace: NotificationTrace,
   ): NotificationDispatchOutcome | Promise<NotificationDispatchOutcome> {
+    if (typeof claim === 'object') {
+      trace.deduped('claimed');
+      return this.runRemaining(claimId, handlers, claim.record, notification, context, trace);
+    }
     if (claim === 'handled') {
       trace.deduped('handled');
       return 'duplicate';
@@ -80,7 +94,28 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
       return 'in-progress';
     }
     trace.deduped('claimed');
-    return this.runAll(claimId, handlers, notification, context, trace);
+    return this.runAll(claimId, handlers, undefined, notification, context, trace);
+  }
+
+  /**
+   * A re-send after a delivery whose handlers did not all succeed: runs those that have not succeeded, each told its
+   * own attempt. A handler a deploy has added since runs; one it removed is not looked for. When none is left to run,
+   * the notification is handled.
+   */
+  private runRemaining(
+    claimId: string,
+    handlers: readonly NotificationHandler[],
+    record: NotificationHandlerRecord,
+    notification: PaymentMethodNotification,
+    context: NotificationContext,
+    trace: NotificationTrace,
+  ): NotificationDispatchOutcome | Promise<NotificationDispatchOutcome> {
+    const remaining = handlers.filter((handler) => !hasSucceeded(record, handler.id));
+    if (remaining.length < handlers.length && trace.handlerSkipped) {
+      for (const handler of handlers) if (!remaining.includes(handler)) trace.handlerSkipped(handler.name);
+    }
+    if (remaining.length === 0) return this.settle(true, remaining, record, context.dedupeKey, claimId);
+    return this.runAll(claimId, remaining, record, notification, context, trace);
   }
 
   private claimFailed(dedupeKey: string, error: unknown, trace: NotificationTrace): NotificationDispatchOutcome {
@@ -98,17 +133,18 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
   private runAll(
     claimId: string,
     handlers: readonly NotificationHandler[],
+    record: NotificationHandlerRecord | undefined,
     notification: PaymentMethodNotification,
     context: NotificationContext,
     trace: NotificationTrace,
   ): NotificationDispatchOutcome | Promise<NotificationDispatchOutcome> {
     // The reply never precedes a running handler. One handler, the usual case, runs without an array.
     const run =
-      handlers.length === 1
+      handlers.length === 1 && record === undefined
         ? this.run(handlers[0]!, notification, context, trace)
-        : this.runEach(handlers, notification, context, trace);
+        : this.runEach(handlers, record, notification, context, trace);
     const { dedupeKey } = context;
-    if (typeof run === 'boolean') return this.settle(run, dedupeKey, claimId);
+    if (typeof run === 'boolean' || !isThenable(run)) return this.settle(run, handlers, record, dedupeKey, claimId);
     const timeoutMs = this.timeoutMs;
     const startedAt = Date.now();
     return new Promise((resolve) => {
@@ -122,40 +158,56 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
         );
         resolve('failed');
       }, timeoutMs);
-      void run.then((succeeded) => {
+      void run.then((outcomes) => {
         clearTimeout(timer);
         const finish = (outcome: NotificationDispatchOutcome) => {
-          if (timedOut) this.settledLate(dedupeKey, succeeded, Date.now() - startedAt);
+          if (timedOut) this.settledLate(dedupeKey, outcome === 'handled', Date.now() - startedAt);
           else resolve(outcome);
         };
-        const settled = this.settle(succeeded, dedupeKey, claimId);
+        const settled = this.settle(outcomes, handlers, record, dedupeKey, claimId);
         if (typeof settled === 'string') finish(settled);
         else void settled.then(finish);
       });
     });
   }
 
-  /** Several handlers, concurrently; a promise only when one of them is asynchronous. */
+  /**
+   * Several handlers (or handlers of a re-send, each with its own attempt), concurrently: whether each succeeded, in
+   * their order; a promise only when one of them is asynchronous.
+   */
   private runEach(
     handlers: readonly NotificationHandler[],
+    record: NotificationHandlerRecord | undefined,
     notification: PaymentMethodNotification,
     context: NotificationContext,
     trace: NotificationTrace,
-  ): boolean | Promise<boolean> {
-    const results = handlers.map((handler) => this.run(handler, notification, context, trace));
-    if (results.every((result) => typeof result === 'boolean')) return results.every(Boolean);
-    return Promise.all(results).then((settled) => settled.every(Boolean));
+  ): readonly boolean[] | Promise<readonly boolean[]> {
+    const results = handlers.map((handler) =>
+      this.run(handler, notification, record ? contextOf(context, attemptOf(record, handler.id)) : context, trace),
+    );
+    if (results.every((result) => typeof result === 'boolean')) return results as boolean[];
+    return Promise.all(results);
   }
 
-  /** Records the outcome of settled handlers in the store; a promise only when the store is asynchronous. */
+  /**
+   * Records the outcome of settled handlers (`outcomes`: the one handler's success, or each handler's) in the store;
+   * a promise only when the store is asynchronous.
+   */
   private settle(
-    succeeded: boolean,
+    outcomes: boolean | readonly boolean[],
+    handlers: readonly NotificationHandler[],
+    record: NotificationHandlerRecord | undefined,
     dedupeKey: string,
     claimId: string,
   ): NotificationDispatchOutcome | Promise<NotificationDispatchOutcome> {
+    const succeeded = typeof outcomes === 'boolean' ? outcomes : outcomes.every(Boolean);
     const outcome = succeeded ? 'handled' : 'failed';
     // Once the handlers succeeded, acknowledge even if the store cannot record it, rather than have them run again.
-    const recorded = this.record(succeeded ? 'complete' : 'release', dedupeKey, claimId);
+    const recorded = succeeded
+      ? this.record('complete', dedupeKey, claimId)
+      : this.recordsHandlers
+        ? this.record('release', dedupeKey, claimId, handlerRecordAfter(record, handlers, outcomes))
+        : this.record('release', dedupeKey, claimId);
     return recorded ? recorded.then(() => outcome) : outcome;
   }
 
@@ -198,10 +250,20 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
     return false;
   }
 
-  /** Updates the store, returning a promise only when the store is asynchronous; a failure is logged, not thrown. */
-  private record(outcome: 'complete' | 'release', key: string, claimId: string): void | Promise<void> {
+  /**
+   * Updates the store (a release with the handlers' `handlerRecord` when the store keeps one), returning a promise only
+   * when the store is asynchronous; a failure is logged, not thrown.
+   */
+  private record(
+    outcome: 'complete' | 'release',
+    key: string,
+    claimId: string,
+    handlerRecord?: NotificationHandlerRecord,
+  ): void | Promise<void> {
     try {
-      const pending = this.store[outcome](key, claimId);
+      const pending = handlerRecord
+        ? this.store.releaseWithRecord!(key, claimId, handlerRecord)
+        : this.store[outcome](key, claimId);
       if (pending) {
         return Promise.resolve(pending).then(undefined, (error: unknown) => this.recordFailed(outcome, key, error));
       }
@@ -217,6 +279,26 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
 }
 
 const resolvedAsSucceeded = () => true;
+
+/** The context of a handler's run: the delivery's own, unless this is not the handler's first run. */
+function contextOf(context: NotificationContext, attempt: number): NotificationContext {
+  return attempt === context.attempt ? context : { ...context, attempt };
+}
+
+/** The record a failed delivery leaves: `record` with what became of each of `handlers` this time. */
+function handlerRecordAfter(
+  record: NotificationHandlerRecord | undefined,
+  handlers: readonly NotificationHandler[],
+  outcomes: boolean | readonly boolean[],
+): NotificationHandlerRecord {
+  const succeeded: string[] = [];
+  const failed: string[] = [];
+  handlers.forEach((handler, index) => {
+    const ok = typeof outcomes === 'boolean' ? outcomes : outcomes[index];
+    (ok ? succeeded : failed).push(handler.id);
+  });
+  return nextHandlerRecord(record, succeeded, failed);
+}
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';

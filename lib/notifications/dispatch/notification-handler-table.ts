@@ -4,6 +4,8 @@ import type { PaymentMethodNotification } from '../message/payment-method-notifi
 export interface NotificationHandler {
   /** `ClassName.method`, for logs. */
   readonly name: string;
+  /** What records of its success name it by: `name`, with ` #2`, ` #3`… for later instances of one class. */
+  readonly id: string;
   /** The handler method bound to its instance, once at bootstrap: it may return a value or a promise, or throw. */
   readonly invoke: (notification: PaymentMethodNotification, context: NotificationContext) => unknown;
 }

@@ -37,8 +37,9 @@ export class NotificationHandlersExplorer {
   explore(runsHandlers: boolean): NotificationHandlerTable {
     const byEventType = new Map<string, NotificationHandler[]>();
     const seen = new Set<object>();
+    const ids = new HandlerIds();
     for (const wrapper of [...this.discovery.getProviders(), ...this.discovery.getControllers()]) {
-      for (const [eventType, handler] of this.handlersOf(wrapper, seen)) {
+      for (const [eventType, handler] of this.handlersOf(wrapper, seen, ids)) {
         const handlers = byEventType.get(eventType) ?? [];
         // A method decorated twice for one event (once for its account, once for all) still runs once.
         if (!handlers.includes(handler)) byEventType.set(eventType, [...handlers, handler]);
@@ -53,7 +54,11 @@ export class NotificationHandlersExplorer {
     return new NotificationHandlerTable(byEventType, catchAll);
   }
 
-  private *handlersOf(wrapper: InstanceWrapper, seen: Set<object>): Generator<[string, NotificationHandler]> {
+  private *handlersOf(
+    wrapper: InstanceWrapper,
+    seen: Set<object>,
+    ids: HandlerIds,
+  ): Generator<[string, NotificationHandler]> {
     // Aliases (`useExisting`) point at an instance that is found under its own token.
     if (wrapper.isAlias) return;
     if (!wrapper.isDependencyTreeStatic() || wrapper.isTransient) {
@@ -69,10 +74,8 @@ export class NotificationHandlersExplorer {
     const prototype = Object.getPrototypeOf(instance) as object;
     for (const methodName of this.handlerMethodNames(prototype)) {
       const method = (instance as Record<string, HandlerMethod>)[methodName]!;
-      const handler: NotificationHandler = {
-        name: `${instance.constructor.name}.${methodName}`,
-        invoke: method.bind(instance),
-      };
+      const name = `${instance.constructor.name}.${methodName}`;
+      const handler: NotificationHandler = { name, id: ids.next(name), invoke: method.bind(instance) };
       for (const { eventType, accounts } of bindingsOf(method)) {
         if (accounts !== undefined) this.checkAccounts(handler.name, accounts);
         if (accounts === undefined || accounts.includes(this.account)) yield [eventType, handler];
@@ -142,6 +145,21 @@ export class NotificationHandlersExplorer {
         );
       }
     }
+  }
+}
+
+/**
+ * Gives each handler a distinct id, stable from one deploy to the next: its name, and for the second and later
+ * instances of one class (a class provided under several tokens), the name followed by ` #2`, ` #3`…, in the order
+ * Nest lists the providers, which follows the modules' own order.
+ */
+class HandlerIds {
+  readonly #counts = new Map<string, number>();
+
+  next(name: string): string {
+    const count = (this.#counts.get(name) ?? 0) + 1;
+    this.#counts.set(name, count);
+    return count === 1 ? name : `${name} #${count}`;
   }
 }
 

@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import type { MockHeaders } from './mock-fault.js';
+import type { MockPayoutsRequest } from './mock-payouts-call.js';
+import { findPayoutRequestProblems } from './wallet-payout-rules.js';
+
+/**
+ * A payout the mock created. The interface does not show the payout record, so this shape is the mock's own: an id,
+ * a status, the caller's `request_id` and amount, and when it was created.
+ */
+export interface MockPayout {
+  readonly id: string;
+  readonly status: 'pending';
+  readonly request_id: string;
+  readonly amount: unknown;
+  readonly created_at: string;
+}
+
+/** The usual answer to a request, before any fault changes it. */
+export interface MockAnswer {
+  readonly status: number;
+  readonly headers: MockHeaders;
+  readonly body: unknown;
+  /** Whether answering created a payout. */
+  readonly committed: boolean;
+}
+
+/** What arrived besides the parsed request: its media type, and whether its body was too large to read. */
+export interface ArrivedBody {
+  readonly contentType: string | undefined;
+  readonly tooLarge: boolean;
+  /** The body was not JSON (and not empty). */
+  readonly notJson: boolean;
+}
+
+const JSON_HEADERS: MockHeaders = { 'content-type': 'application/json' };
+
+/**
+ * `POST /payouts` as the interface describes it: both credentials checked, a JSON body with every field of the wallet
+ * sample; a new `request_id` creates a payout (`201`), a repeated one gets the payout created the first time (`200`).
+ * Error bodies are `{ "error": <code> }`, with `problems` naming each invalid field.
+ */
+export function answerPayoutsRequest(
+  request: MockPayoutsRequest,
+  arrived: ArrivedBody,
+  payouts: Map<string, MockPayout>,
+): MockAnswer {
+  const refuse = (status: number, body: object, headers: MockHeaders = {}): MockAnswer => ({
+    status,
+    headers: { ...JSON_HEADERS, ...headers },
+    body,
+    committed: false,
+  });
+  if (request.path.split('?')[0] !== '/payouts') return refuse(404, { error: 'not_found' });
+  if (request.method !== 'POST') return refuse(405, { error: 'method_not_allowed' }, { allow: 'POST' });
+  const { apiKey, accessToken } = request.credentials;
+  if (apiKey !== 'valid') return refuse(401, { error: apiKey === 'missing' ? 'missing_api_key' : 'invalid_api_key' });
+  if (accessToken !== 'valid') {
+    return refuse(401, { error: accessToken === 'missing' ? 'missing_access_token' : 'invalid_access_token' });
+  }
+  if (!arrived.contentType?.toLowerCase().startsWith('application/json')) {
+    return refuse(415, { error: 'unsupported_media_type' });
+  }
+  if (arrived.tooLarge) return refuse(413, { error: 'payload_too_large' });
+  if (arrived.notJson) return refuse(400, { error: 'invalid_json' });
+  const problems = findPayoutRequestProblems(request.body);
+  if (problems.length > 0) return refuse(400, { error: 'invalid_request', problems });
+  const { request_id: requestId, amount } = request.body as { request_id: string; amount: unknown };
+  const existing = payouts.get(requestId);
+  if (existing) return { status: 200, headers: JSON_HEADERS, body: existing, committed: false };
+  const payout: MockPayout = {
+    id: `po_${randomUUID().replaceAll('-', '').slice(0, 16)}`,
+    status: 'pending',
+    request_id: requestId,
+    amount,
+    created_at: new Date().toISOString(),
+  };
+  payouts.set(requestId, payout);
+  return { status: 201, headers: JSON_HEADERS, body: payout, committed: true };
+}
