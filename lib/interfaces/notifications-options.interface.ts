@@ -13,11 +13,25 @@ export interface NotificationRequestInfo {
   readonly rawBody: Buffer | undefined;
 }
 
+/** One of several notification secrets accepted at once, while the service's portal moves from one to the next. */
+export interface NotificationSecretEntry {
+  /** The secret itself. */
+  value: string;
+  /** Names the secret in the log (never its value), so that you see which one the service sends. Unique. */
+  label: string;
+  /** When the secret stops being accepted (a `Date`, or an ISO 8601 date-time string). Default: never. */
+  notAfter?: Date | string;
+}
+
 /** How the route proves a notification comes from the payouts service. Every configured check must pass. */
 export interface NotificationVerificationOptions {
   /** A shared secret the merchant puts in the notification URL (`?token=…`) or a header; compared in constant time. */
   secret?: {
-    value: string;
+    /**
+     * The secret, or, while rotating it, the secrets accepted at once: a request presenting any of them that has not
+     * passed its `notAfter` is verified.
+     */
+    value: string | NotificationSecretEntry[];
     /** Query parameter that carries the secret. Default `'token'`. */
     queryParam?: string;
     /** Header that carries the secret instead of the query string. */
@@ -40,7 +54,7 @@ export interface NotificationDedupeOptions {
 }
 
 export interface NotificationsOptions {
-  /** Route path, under the app's global prefix. Default `'payouts/notifications'`. */
+  /** Route path, under the app's global prefix; fixed, without parameters or wildcards. Default `'payouts/notifications'`. */
   path?: string;
   /**
    * Required: how requests are verified, or `'none'` to accept any caller (a warning is logged at bootstrap).

@@ -7,9 +7,9 @@
 /**
  * What became of one request to the notification route, as its reply says: `acknowledged` (handlers succeeded, or
  * no handler exists), `duplicate` (already handled: acknowledged again), `in_progress` (409), `failed` (500, a
- * handler failed or ran past `handlerTimeoutMs`), `unauthorized` (401), `invalid` (400), `length_required` (411),
- * `too_large` (413), `unsupported_media_type` (415); `enqueued` when a queue dispatcher stored it for a worker, whose
- * own trace then ends with the outcome of the handling.
+ * handler failed or ran past `handlerTimeoutMs`), `unauthorized` (401), `invalid` (400), `too_large` (413),
+ * `unsupported_media_type` (415); `enqueued` when a queue dispatcher stored it for a worker, whose own trace then ends
+ * with the outcome of the handling.
  */
 export type NotificationOutcome =
   | 'acknowledged'
@@ -18,7 +18,6 @@ export type NotificationOutcome =
   | 'failed'
   | 'unauthorized'
   | 'invalid'
-  | 'length_required'
   | 'too_large'
   | 'unsupported_media_type'
   | 'enqueued';

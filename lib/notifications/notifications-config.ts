@@ -9,13 +9,24 @@ import type { NotificationDispatcherFactory } from '../interfaces/notification-d
 import type {
   NotificationDedupeOptions,
   NotificationRequestInfo,
+  NotificationSecretEntry,
   NotificationsOptions,
   NotificationVerificationOptions,
 } from '../interfaces/notifications-options.interface.js';
 
+/** One accepted secret: its value, the label it is logged by, and when it stops being accepted. */
+export interface NotificationSecretValue {
+  readonly value: RedactedSecret;
+  /** `undefined` for a secret given as a single string. */
+  readonly label: string | undefined;
+  /** Milliseconds since the epoch past which it is refused; `undefined` for never. */
+  readonly notAfter: number | undefined;
+}
+
 /** Where the shared secret travels: a query parameter of the notification URL, or a header. */
 export interface NotificationSecretConfig {
-  readonly value: RedactedSecret;
+  /** One entry, or several while the secret is rotated. */
+  readonly values: readonly NotificationSecretValue[];
   readonly in: 'query' | 'header';
   /** Parameter name, or lower-cased header name. */
   readonly name: string;
@@ -62,6 +73,7 @@ const SECRET_OPTION_KEYS = optionKeys<NonNullable<NotificationVerificationOption
   'queryParam',
   'header',
 );
+const SECRET_ENTRY_KEYS = optionKeys<NotificationSecretEntry>()('value', 'label', 'notAfter');
 const DEDUPE_OPTION_KEYS = optionKeys<NotificationDedupeOptions>()('store', 'ttlMs', 'maxEntries');
 
 const VERIFICATION_EXAMPLE =
@@ -121,10 +133,20 @@ function resolveDispatcher(dispatcher: unknown): NotificationDispatcherFactory |
   return factory as NotificationDispatcherFactory;
 }
 
+/**
+ * Characters that make a route path a pattern on Express or Fastify (parameters `:id`, wildcards `*` and `*splat`,
+ * optional groups `{…}`, regular expressions `(…)`), or that no request path can hold literally. A pattern would also
+ * take requests meant for another account's route.
+ */
+const NOT_A_FIXED_PATH = /[?#\s:*{}()[\]+!\\]/;
+
 function resolvePath(path: unknown): string {
   if (path === undefined) return 'payouts/notifications';
-  if (typeof path !== 'string' || path.trim() === '' || /[?#\s]/.test(path)) {
-    throw new PayoutsConfigError('notifications.path', 'a route path such as "payouts/notifications"');
+  if (typeof path !== 'string' || path.trim() === '' || NOT_A_FIXED_PATH.test(path)) {
+    throw new PayoutsConfigError(
+      'notifications.path',
+      'a fixed route path such as "payouts/notifications", without parameters or wildcards (no :, *, {, }, (, ), [, ], +, !, ?, #, \\ or spaces)',
+    );
   }
   return path;
 }
@@ -182,9 +204,7 @@ function resolveSecret(secret: NotificationVerificationOptions['secret']): Notif
   }
   rejectUnknownKeys(secret, SECRET_OPTION_KEYS, option);
   const { value, queryParam, header } = secret;
-  if (typeof value !== 'string' || value.trim() === '') {
-    throw new PayoutsConfigError(`${option}.value`, 'a non-empty string');
-  }
+  const values = resolveSecretValues(value, `${option}.value`);
   if (queryParam !== undefined && header !== undefined) {
     throw new PayoutsConfigError(option, 'either queryParam or header, not both');
   }
@@ -192,12 +212,63 @@ function resolveSecret(secret: NotificationVerificationOptions['secret']): Notif
     if (!isHttpHeaderName(header)) {
       throw new PayoutsConfigError(`${option}.header`, 'an HTTP header name such as "x-notifications-token"');
     }
-    return { value: new RedactedSecret(value), in: 'header', name: header.toLowerCase() };
+    return { values, in: 'header', name: header.toLowerCase() };
   }
   if (queryParam !== undefined && (typeof queryParam !== 'string' || queryParam === '')) {
     throw new PayoutsConfigError(`${option}.queryParam`, 'a non-empty query parameter name');
   }
-  return { value: new RedactedSecret(value), in: 'query', name: queryParam ?? 'token' };
+  return { values, in: 'query', name: queryParam ?? 'token' };
+}
+
+const SECRET_LIST_EXAMPLE =
+  'a non-empty string, or a non-empty array of { value, label, notAfter? } such as ' +
+  "[{ value: process.env.NOTIFICATIONS_SECRET, label: '2026-11' }, " +
+  "{ value: process.env.OLD_NOTIFICATIONS_SECRET, label: '2026-05', notAfter: '2026-12-01T00:00:00Z' }]";
+
+/** A single secret, or the list of secrets accepted while rotating; never echoes a value. */
+function resolveSecretValues(value: unknown, option: string): NotificationSecretValue[] {
+  if (typeof value === 'string' && value.trim() !== '') {
+    return [{ value: new RedactedSecret(value), label: undefined, notAfter: undefined }];
+  }
+  if (!Array.isArray(value) || value.length === 0) throw new PayoutsConfigError(option, SECRET_LIST_EXAMPLE);
+  const labels = new Set<string>();
+  return value.map((entry: unknown, index) => {
+    const at = `${option}[${index}]`;
+    if (entry === null || typeof entry !== 'object') {
+      throw new PayoutsConfigError(at, "an object { value, label, notAfter? } such as { value, label: '2026-11' }");
+    }
+    rejectUnknownKeys(entry, SECRET_ENTRY_KEYS, at);
+    const { value: secret, label, notAfter } = entry as Partial<NotificationSecretEntry>;
+    if (typeof secret !== 'string' || secret.trim() === '') {
+      throw new PayoutsConfigError(`${at}.value`, 'a non-empty string');
+    }
+    if (typeof label !== 'string' || !/^[\w.:@+-]{1,64}$/.test(label)) {
+      throw new PayoutsConfigError(
+        `${at}.label`,
+        'a name of 1 to 64 letters, digits or . _ - : @ + that the log shows in place of the secret, such as "2026-11"',
+      );
+    }
+    if (labels.has(label)) throw new PayoutsConfigError(`${at}.label`, 'a label no other secret of the list has');
+    labels.add(label);
+    return { value: new RedactedSecret(secret), label, notAfter: resolveNotAfter(notAfter, `${at}.notAfter`) };
+  });
+}
+
+function resolveNotAfter(notAfter: unknown, option: string): number | undefined {
+  if (notAfter === undefined) return undefined;
+  const time =
+    notAfter instanceof Date
+      ? notAfter.getTime()
+      : typeof notAfter === 'string' && /^\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:\d{2})$/i.test(notAfter)
+        ? Date.parse(notAfter)
+        : Number.NaN;
+  if (Number.isNaN(time)) {
+    throw new PayoutsConfigError(
+      option,
+      'a Date, or an ISO 8601 date-time string with its offset, such as "2026-12-01T00:00:00Z"',
+    );
+  }
+  return time;
 }
 
 function resolveAllowedIps(allowedIps: unknown): BlockList {

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { isEmail, isISO8601 } from 'class-validator';
 
 /*
@@ -23,8 +24,11 @@ export type Expected =
 
 const refused = (...statuses: number[]): Expected => ({ ack: false, statuses });
 
-/** The reply for `input` from a route with `bodyLimitBytes` whose app does not keep raw bodies. */
-export function expectedReply(input: RouteInput, bodyLimitBytes: number): Expected {
+/**
+ * The reply for `input` from a route with `bodyLimitBytes` whose app does not keep raw bodies, on `adapter`: only
+ * Fastify's route sees the bytes then, to count a chunked body and to refuse bytes that are not UTF-8.
+ */
+export function expectedReply(input: RouteInput, bodyLimitBytes: number, adapter: 'express' | 'fastify'): Expected {
   // The headers alone.
   const [mediaType = '', ...parameters] = (input.contentType ?? '').split(';');
   if (mediaType.trim().toLowerCase() !== 'application/json') return refused(415);
@@ -38,18 +42,20 @@ export function expectedReply(input: RouteInput, bodyLimitBytes: number): Expect
   if (!input.chunked && input.body.length === 0) return refused(400);
 
   // Express's parser reads an empty chunked body as {}, which the route then checks; Fastify's refuses it.
-  if (input.body.length === 0) return refused(400, 401, 411);
+  if (input.body.length === 0) return refused(400, 401);
   // The framework parses before the route: malformed JSON is its 400 (Fastify checks a declared size first).
   const parsed = parseJson(input.body);
   const overLimit = !input.chunked && input.body.length > bodyLimitBytes;
   if (parsed === MALFORMED) return overLimit ? refused(400, 413) : refused(400);
   // Where one framework's parser refuses first and the other leaves it to the route: JSON that is neither an object
   // nor an array (Express's parser is strict), and keys that could replace a prototype (Fastify's refuses them).
-  if (typeof parsed !== 'object' || parsed === null || hasPrototypeKey(parsed)) return refused(400, 401, 411, 413);
+  if (typeof parsed !== 'object' || parsed === null || hasPrototypeKey(parsed)) return refused(400, 401, 413);
 
   if (overLimit) return refused(413);
   if (input.token !== 'right') return refused(401);
-  if (input.chunked) return refused(411);
+  const seesBytes = adapter === 'fastify';
+  if (seesBytes && input.chunked && input.body.length > bodyLimitBytes) return refused(413);
+  if (seesBytes && !isUtf8(input.body)) return refused(400);
   if (!isValidNotification(parsed)) return refused(400);
   const notification = parsed as Notification;
   return {

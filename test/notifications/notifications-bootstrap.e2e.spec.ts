@@ -71,6 +71,12 @@ describe('notifications configuration errors at bootstrap', () => {
   it.each<[string, Partial<NotificationsOptions>]>([
     ['notifications.path', { path: '' }],
     ['notifications.path', { path: 'a?b' }],
+    ['notifications.path', { path: 'payouts/:x/notifications' }],
+    ['notifications.path', { path: '*' }],
+    ['notifications.path', { path: '{*splat}' }],
+    ['notifications.path', { path: 'payouts/*rest' }],
+    ['notifications.path', { path: 'payouts{/:id}' }],
+    ['notifications.path', { path: 'payouts/(.*)' }],
     ['notifications.bodyLimitBytes', { bodyLimitBytes: 0 }],
     ['notifications.handlerTimeoutMs', { handlerTimeoutMs: 0 }],
     ['notifications.handlerTimeoutMs', { handlerTimeoutMs: 2.5 }],

@@ -1,11 +1,22 @@
+import { Injectable, type Provider } from '@nestjs/common';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CardEvents, deferred } from './notification-handlers.fixture.js';
+import { OnPaymentMethodEvent } from 'nestjs-payouts';
+import { AuditTrail, CardEvents, deferred } from './notification-handlers.fixture.js';
 import { ADAPTERS, cardAdded, type NotificationsApp, post, startNotificationsApp } from './notifications-test-app.js';
 import { RecordingLogger } from '../recording-logger.js';
 
 const PATH = 'payouts/notifications';
 const ACK = '{"ResultCode":0}';
 const TIMEOUT_MS = 150;
+
+/** An asynchronous handler of every event that settles at once. */
+@Injectable()
+class PromptAudit {
+  @OnPaymentMethodEvent()
+  async record(): Promise<void> {
+    await Promise.resolve();
+  }
+}
 
 /*
  * A handler that outlives `handlerTimeoutMs` gets the notification answered with 500, so that the service sends it
@@ -20,13 +31,13 @@ describe.each(ADAPTERS)('handler time limit on %s', (adapter) => {
     running = undefined;
   });
 
-  async function start(): Promise<CardEvents> {
+  async function start(providers: Provider[] = [CardEvents]): Promise<CardEvents> {
     logger = new RecordingLogger();
     running = await startNotificationsApp({
       adapter,
       logger,
       notifications: { verification: 'none', handlerTimeoutMs: TIMEOUT_MS },
-      providers: [CardEvents],
+      providers,
     });
     return running.app.get(CardEvents);
   }
@@ -86,12 +97,26 @@ describe.each(ADAPTERS)('handler time limit on %s', (adapter) => {
     const body = cardAdded();
     expect((await send(body)).status).toBe(500);
     gate.resolve();
-    await until(() => logger.messages('warn').some((line) => line.includes('released: a re-send runs them again')));
+    await until(() => logger.messages('warn').some((line) => line.includes('released: a re-send runs again only those that did not succeed')));
 
     events.behaviour = () => undefined;
     const resent = await send(body);
     expect(resent.body).toBe(ACK);
     expect(events.received).toHaveLength(2);
+  });
+
+  it('names only the late handlers in the time-limit error, not those that settled in time', async () => {
+    const events = await start([CardEvents, AuditTrail, PromptAudit]);
+    const gate = deferred();
+    events.behaviour = () => gate.promise;
+    expect((await send(cardAdded())).status).toBe(500);
+    const key = events.received[0]!.context.dedupeKey;
+    const timeouts = logger.messages('error').filter((line) => line.includes('did not settle'));
+    expect(timeouts).toEqual([
+      expect.stringContaining(`The handlers of notification ${key} (CardEvents.added) did not`),
+    ]);
+    gate.resolve();
+    await until(() => logger.messages('warn').some((line) => line.includes('settled after')));
   });
 
   it('acknowledges a handler that finishes in time, with no timeout logged', async () => {

@@ -58,16 +58,16 @@ describe.each(ADAPTERS)('refusal log on %s', (adapter) => {
     await post(url(SECRET), marked, { chunked: true });
 
     expect(refusals()).toEqual([
-      'Notification refused with 401 from 127.0.0.1: the secret does not match (query parameter token)',
-      'Notification refused with 401 from 127.0.0.1: the secret does not match (query parameter token)',
-      'Notification refused with 401 from 127.0.0.1: the secret is missing (query parameter token)',
-      'Notification refused with 400 from 127.0.0.1: invalid fields timestamp, shopper.email',
-      'Notification refused with 415 from 127.0.0.1: Content-Type text/plain is not application/json',
-      'Notification refused with 415 from 127.0.0.1: charset latin1 is not UTF-8',
+      'Notification refused with 401 from 127.0.0.1 (account default, /payouts/notifications): the secret does not match (query parameter token)',
+      'Notification refused with 401 from 127.0.0.1 (account default, /payouts/notifications): the secret does not match (query parameter token)',
+      'Notification refused with 401 from 127.0.0.1 (account default, /payouts/notifications): the secret is missing (query parameter token)',
+      'Notification refused with 400 from 127.0.0.1 (account default, /payouts/notifications): invalid fields timestamp, shopper.email',
+      'Notification refused with 415 from 127.0.0.1 (account default, /payouts/notifications): Content-Type text/plain is not application/json',
+      'Notification refused with 415 from 127.0.0.1 (account default, /payouts/notifications): charset latin1 is not UTF-8',
       expect.stringMatching(
-        /^Notification refused with 413 from 127\.0\.0\.1: the body has \d+ bytes, over bodyLimitBytes \(2048\)$/,
+        /^Notification refused with 413 from 127\.0\.0\.1 \(account default, \/payouts\/notifications\): the body has \d+ bytes, over bodyLimitBytes \(2048\)$/,
       ),
-      'Notification refused with 411 from 127.0.0.1: a chunked body has no Content-Length, and the app does not keep raw bodies (rawBody: true) to count it',
+      'Notification refused with 400 from 127.0.0.1 (account default, /payouts/notifications): invalid fields shopper.email',
     ]);
     expectNothingSecretLogged();
   });
@@ -81,12 +81,14 @@ describe.each(ADAPTERS)('refusal log on %s', (adapter) => {
         ? "the body is not a JSON object (refused by Express's JSON parser)"
         : "the body is not valid JSON, or has a key that could replace a prototype (refused by Fastify's JSON parser)";
     const [malformed, prototypeKey] = refusals();
-    expect(malformed).toBe(`Notification refused with 400 from 127.0.0.1: ${parserReason}`);
+    expect(malformed).toBe(
+      `Notification refused with 400 from 127.0.0.1 (account default, /payouts/notifications): ${parserReason}`,
+    );
     // Express's parser accepts the key, and the route refuses it naming the field.
     expect(prototypeKey).toBe(
       adapter === 'express'
-        ? 'Notification refused with 400 from 127.0.0.1: invalid fields timestamp, shopper, paymentMethod'
-        : `Notification refused with 400 from 127.0.0.1: ${parserReason}`,
+        ? 'Notification refused with 400 from 127.0.0.1 (account default, /payouts/notifications): invalid fields timestamp, shopper, paymentMethod'
+        : `Notification refused with 400 from 127.0.0.1 (account default, /payouts/notifications): ${parserReason}`,
     );
     expectNothingSecretLogged();
   });
@@ -101,7 +103,7 @@ describe.each(ADAPTERS)('refusal log on %s', (adapter) => {
     await running!.close();
     running = undefined;
     expect(logger.messages('warn')).toContainEqual(
-      'Notification refusals not logged one by one in the last 60 s: 15 with 401',
+      'Notification refusals not logged one by one in the last 60 s (account default, /payouts/notifications): 15 with 401',
     );
     expectNothingSecretLogged();
   });

@@ -191,7 +191,7 @@ describe('the notification route against generated and mutated requests', () => 
         headers: { 'content-type': input.contentType, 'content-encoding': input.contentEncoding },
       });
       const seen = trail.received.slice(before).map((entry) => entry.notification);
-      const expected = expectedReply(input, BODY_LIMIT_BYTES);
+      const expected = expectedReply(input, BODY_LIMIT_BYTES, adapter);
 
       expect(reply.status).toBeLessThan(500);
       for (const handled of seen) expect(isValidNotification(handled)).toBe(true);

@@ -84,6 +84,19 @@ describe('the same request gets the same reply on Express and Fastify', () => {
       );
     });
 
+    // Express's parser decodes UTF-16 and UTF-32 first: bytes that do not decode as declared used to get its 400.
+    it.each([
+      ['utf-16', json(cardAdded()), 'UTF-16'],
+      ['utf-16be', json(cardAdded()), 'UTF-16BE'],
+      ['utf-16le', Buffer.from('{"eventType":', 'utf16le'), 'UTF-16LE'],
+      ['utf-32', json(cardAdded()), 'UTF-32'],
+    ])('charset=%s on bytes that are not JSON in it', async (charset, body, named) => {
+      await expectSameReply(
+        { body, headers: { 'content-type': `${JSON_TYPE}; charset=${charset}` } },
+        unsupported(`unsupported charset "${named}"`),
+      );
+    });
+
     it.each([['utf-8'], ['UTF-8'], ['"utf-8"']])('charset=%s is UTF-8 and acknowledged', async (charset) => {
       await expectSameReply(
         { body: json(cardAdded()), headers: { 'content-type': `${JSON_TYPE}; charset=${charset}` } },
@@ -106,6 +119,17 @@ describe('the same request gets the same reply on Express and Fastify', () => {
         unsupported(`unsupported content encoding "${encoding}"`),
       );
     });
+
+    // Express's parser decodes gzip, deflate and br first: a corrupt one used to get its 400.
+    it.each([['gzip'], ['deflate'], ['br']])(
+      'Content-Encoding: %s on bytes that are not so encoded',
+      async (encoding) => {
+        await expectSameReply(
+          { body: json(cardAdded()), headers: { 'content-encoding': encoding } },
+          unsupported(`unsupported content encoding "${encoding}"`),
+        );
+      },
+    );
 
     it('Content-Encoding: identity is no encoding', async () => {
       await expectSameReply(
@@ -139,17 +163,6 @@ describe('the same request gets the same reply on Express and Fastify', () => {
       { body: Buffer.alloc(0) },
       { status: 400, body: { statusCode: 400, message: 'The notification must be a JSON object' } },
     );
-  });
-
-  it('reads invalid UTF-8 as U+FFFD on both, so the handler gets the same id', async () => {
-    const invalid = Buffer.from([0xff, 0xc3, 0x28]);
-    const id = Buffer.concat([Buffer.from('"pmt_'), invalid, Buffer.from('"')]);
-    const body = withMember(Buffer.concat([Buffer.from('"nickname":'), id]));
-    await expectSameReply({ body }, { status: 200, body: { ResultCode: 0 } });
-    const nicknames = ADAPTERS.map(
-      (adapter) => apps.get(adapter)!.app.get(CardEvents).received.at(-1)!.notification.nickname,
-    );
-    expect(nicknames).toEqual(['pmt_\ufffd\ufffd(', 'pmt_\ufffd\ufffd(']);
   });
 
   describe('keys that could replace a prototype get 400 and never reach a handler', () => {

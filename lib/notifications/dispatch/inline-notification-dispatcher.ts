@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { stackOf } from '../../common/error-stack.js';
 import { attemptOf, hasSucceeded, nextHandlerRecord } from '../../common/notification-handler-record.js';
+import { printable } from '../../common/printable.js';
 import type { NotificationContext } from '../../interfaces/notification-context.interface.js';
 import type {
   NotificationDedupeStore,
@@ -50,7 +51,7 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
     const { dedupeKey } = context;
     const handlers = this.handlers.forEvent(notification.eventType);
     if (handlers.length === 0) {
-      this.logger.warn(`No handler for ${notification.eventType} notification ${dedupeKey}; acknowledged`);
+      this.logger.warn(`No handler for ${printable(notification.eventType)} notification ${dedupeKey}; acknowledged`);
       return 'unhandled';
     }
     // One id per delivery, so that a shared store can tell this delivery's claim from another's.
@@ -139,10 +140,11 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
     trace: NotificationTrace,
   ): NotificationDispatchOutcome | Promise<NotificationDispatchOutcome> {
     // The reply never precedes a running handler. One handler, the usual case, runs without an array.
+    const unsettled = new Set<NotificationHandler>(handlers.length === 1 ? handlers : []);
     const run =
       handlers.length === 1 && record === undefined
         ? this.run(handlers[0]!, notification, context, trace)
-        : this.runEach(handlers, record, notification, context, trace);
+        : this.runEach(handlers, record, notification, context, trace, unsettled);
     const { dedupeKey } = context;
     if (typeof run === 'boolean' || !isThenable(run)) return this.settle(run, handlers, record, dedupeKey, claimId);
     const timeoutMs = this.timeoutMs;
@@ -152,7 +154,7 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
       const timer = setTimeout(() => {
         timedOut = true;
         this.logger.error(
-          `The handlers of notification ${dedupeKey} (${names(handlers)}) did not settle within handlerTimeoutMs ` +
+          `The handlers of notification ${dedupeKey} (${names(unsettled)}) did not settle within handlerTimeoutMs ` +
             `(${timeoutMs} ms); answered 500 so that the service sends it again. The notification stays claimed, ` +
             'and re-sends get 409, until they settle.',
         );
@@ -173,7 +175,8 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
 
   /**
    * Several handlers (or handlers of a re-send, each with its own attempt), concurrently: whether each succeeded, in
-   * their order; a promise only when one of them is asynchronous.
+   * their order; a promise only when one of them is asynchronous. `unsettled` holds the handlers still running, so
+   * that the time-limit line names the late ones only.
    */
   private runEach(
     handlers: readonly NotificationHandler[],
@@ -181,10 +184,15 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
     notification: PaymentMethodNotification,
     context: NotificationContext,
     trace: NotificationTrace,
+    unsettled: Set<NotificationHandler>,
   ): readonly boolean[] | Promise<readonly boolean[]> {
-    const results = handlers.map((handler) =>
-      this.run(handler, notification, record ? contextOf(context, attemptOf(record, handler.id)) : context, trace),
-    );
+    const results = handlers.map((handler) => {
+      const attemptContext = record ? contextOf(context, attemptOf(record, handler.id)) : context;
+      const result = this.run(handler, notification, attemptContext, trace);
+      if (typeof result === 'boolean') return result;
+      unsettled.add(handler);
+      return result.finally(() => unsettled.delete(handler));
+    });
     if (results.every((result) => typeof result === 'boolean')) return results as boolean[];
     return Promise.all(results);
   }
@@ -214,7 +222,9 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
   private settledLate(dedupeKey: string, succeeded: boolean, elapsedMs: number): void {
     const outcome = succeeded
       ? 'recorded as handled: a re-send is acknowledged without running them again'
-      : 'released: a re-send runs them again';
+      : this.recordsHandlers
+        ? 'released: a re-send runs again only those that did not succeed'
+        : 'released: a re-send runs them again';
     this.logger.warn(
       `The handlers of notification ${dedupeKey} settled after ${elapsedMs} ms, past their timeout; ${outcome}`,
     );
@@ -304,6 +314,6 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
-function names(handlers: readonly NotificationHandler[]): string {
-  return handlers.map((handler) => handler.name).join(', ');
+function names(handlers: Iterable<NotificationHandler>): string {
+  return Array.from(handlers, (handler) => handler.name).join(', ');
 }

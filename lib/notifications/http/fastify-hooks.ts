@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { BodyStreamLike } from './body-watch.js';
 
 /** What the hooks read of a Fastify request. */
 export interface FastifyRequestLike {
@@ -17,7 +18,7 @@ export interface FastifyErrorLike {
 interface FastifyInstanceLike {
   addHook(
     name: 'preParsing',
-    hook: (request: FastifyRequestLike, reply: unknown, payload: unknown, done: () => void) => void,
+    hook: (request: FastifyRequestLike, reply: unknown, payload: BodyStreamLike, done: () => void) => void,
   ): unknown;
   addHook(
     name: 'onError',
@@ -31,16 +32,16 @@ interface FastifyInstanceLike {
  */
 
 /**
- * Runs `answered(request, reply)` in Fastify's `preParsing` stage, before the content-type parser reads the body:
- * it returns `true` when it has sent a reply, which ends the request there (Fastify's documented way to answer from a
- * callback hook is to not call `done`).
+ * Runs `answered(request, reply, payload)` in Fastify's `preParsing` stage, before the content-type parser reads the
+ * body stream `payload`: it returns `true` when it has sent a reply, which ends the request there (Fastify's
+ * documented way to answer from a callback hook is to not call `done`).
  */
 export function onFastifyPreParsing(
   instance: unknown,
-  answered: (request: FastifyRequestLike, reply: unknown) => boolean,
+  answered: (request: FastifyRequestLike, reply: unknown, payload: BodyStreamLike) => boolean,
 ): void {
-  (instance as FastifyInstanceLike).addHook('preParsing', (request, reply, _payload, done) => {
-    if (!answered(request, reply)) done();
+  (instance as FastifyInstanceLike).addHook('preParsing', (request, reply, payload, done) => {
+    if (!answered(request, reply, payload)) done();
   });
 }
 

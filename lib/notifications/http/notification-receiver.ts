@@ -1,5 +1,7 @@
+import { isUtf8 } from 'node:buffer';
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import type { PayoutsRegistrations } from '../../interfaces/payouts-registrations.interface.js';
 import type { NotificationContext } from '../../interfaces/notification-context.interface.js';
 import type {
   NotificationOutcome,
@@ -11,6 +13,7 @@ import {
   NOTIFICATIONS_CONFIG,
   PAYOUTS_ACCOUNT,
   PAYOUTS_INSTRUMENTATION,
+  PAYOUTS_REGISTRATIONS,
 } from '../../payouts.constants.js';
 import type {
   NotificationDispatchOutcome,
@@ -18,8 +21,10 @@ import type {
 } from '../../interfaces/notification-dispatcher.interface.js';
 import { notificationDedupeKey } from '../message/notification-dedupe-key.js';
 import { parsePaymentMethodNotification } from '../message/payment-method-notification.parser.js';
+import { fieldsWithReplacementCharacters } from '../message/replacement-characters.js';
 import type { NotificationsConfig } from '../notifications-config.js';
-import { onExpressError } from './express-hooks.js';
+import { type BodyStreamLike, watchBody, type WatchedBody } from './body-watch.js';
+import { expressPostRoutePaths, type ExpressRequestLike, onExpressError } from './express-hooks.js';
 import { type FastifyRequestLike, onFastifyError, onFastifyPreParsing } from './fastify-hooks.js';
 import { expressRefusal, fastifyRefusal } from './framework-refusal.js';
 import { printable } from '../../common/printable.js';
@@ -28,7 +33,6 @@ import {
   type NotificationRefusal,
   refusalByHeaders,
   refusalBySize,
-  refusalByUnknownSize,
   refusalByVerification,
 } from './notification-refusal.js';
 import { NotificationRefusalLog } from './notification-refusal-log.js';
@@ -56,10 +60,11 @@ type PendingReply = NotificationReply | NotificationDispatchOutcome;
 
 /**
  * The HTTP side of the notification route, in this order: the headers (media type, charset, encoding, an empty body),
- * the size when it is known, verification, a size that is unknown, then the body; a valid notification goes to the
- * dispatcher, whose outcome becomes the reply. Nothing before verification walks the body, and an unverified caller
- * learns nothing beyond `401` unless its headers alone are refused. Every refusal is logged (rate-limited), and everything that can
- * be prepared is prepared in `onModuleInit`, before the app accepts requests.
+ * the declared size, verification, the size of a chunked body as counted, then the body (its bytes valid UTF-8 where
+ * the route sees them, then its fields); a valid notification goes to the dispatcher, whose outcome becomes the
+ * reply. Nothing before verification walks the body, and an unverified caller learns nothing beyond `401` unless its
+ * headers alone are refused. Every refusal is logged (rate-limited), and everything that can be prepared is prepared
+ * in `onModuleInit`, before the app accepts requests.
  *
  * The framework reads and parses the body before the route runs. On Fastify the header checks also run before its
  * parser, which would otherwise answer a UTF-16 or compressed body differently from Express: the same bytes get the
@@ -68,7 +73,9 @@ type PendingReply = NotificationReply | NotificationDispatchOutcome;
 @Injectable()
 export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('PayoutsNotifications');
-  private readonly refusals = new NotificationRefusalLog(this.logger);
+  private refusals: NotificationRefusalLog | undefined;
+  /** On Fastify, what the route learned of each body's bytes as they arrived (see `watchBody`). */
+  private readonly watched = new WeakMap<object, WatchedBody>();
   private verify: NotificationVerifier | undefined;
   private writeReply!: NotificationReplyWriter;
   private bodyLimitBytes = 0;
@@ -79,11 +86,13 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
     @Inject(PAYOUTS_INSTRUMENTATION) private readonly instrumentation: PayoutsInstrumentation,
     @Inject(HttpAdapterHost) private readonly adapterHost: HttpAdapterHost,
     @Inject(PAYOUTS_ACCOUNT) private readonly account: string,
+    @Inject(PAYOUTS_REGISTRATIONS) private readonly registrations: PayoutsRegistrations,
   ) {}
 
   onModuleInit(): void {
     const config = this.config;
     if (!config || !config.route) return;
+    this.refusals = new NotificationRefusalLog(this.logger, `account ${this.account}, /${routeKey(config.path)}`);
     if (config.verification === 'none') {
       this.logger.warn(
         `Notifications verification is 'none': anyone who finds /${config.path} can post notifications. ` +
@@ -98,20 +107,21 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
     const type = adapter?.getType();
     if (type === 'fastify') {
       const instance: unknown = adapter.getInstance();
-      onFastifyPreParsing(instance, (request, reply) => this.answeredBeforeParsing(request, reply));
+      onFastifyPreParsing(instance, (request, reply, payload) => this.answeredBeforeParsing(request, reply, payload));
       onFastifyError(instance, (request, error) => {
         if (this.isOwnFastifyRoute(request)) this.frameworkRefused(request, fastifyRefusal(error));
       });
     } else if (type === 'express') {
-      const isOwnPath = routePathMatcher(config.path);
-      onExpressError(adapter, (request, error) => {
-        if (request.method === 'POST' && isOwnPath(request.path)) this.frameworkRefused(request, expressRefusal(error));
+      const isOwnPath = this.ownExpressPaths(config.path, expressPostRoutePaths(adapter.getInstance()));
+      onExpressError(adapter, (request, error, response) => {
+        if (request.method !== 'POST' || !isOwnPath(request.path)) return false;
+        return this.answeredAfterExpressParser(request, expressRefusal(error), response);
       });
     }
   }
 
   onModuleDestroy(): void {
-    this.refusals.close();
+    this.refusals?.close();
   }
 
   /**
@@ -139,13 +149,40 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
     return isNotificationsRoute(request.routeOptions.config, this.config as NotificationsConfig);
   }
 
-  /** Fastify: refuses by the headers and the declared size before the parser reads the body of this route. */
-  private answeredBeforeParsing(request: FastifyRequestLike, reply: unknown): boolean {
+  /**
+   * Fastify: refuses by the headers and the declared size before the parser reads the body of this route; otherwise
+   * watches the bytes as the parser reads them, to count a chunked body and to see bytes that are not UTF-8.
+   */
+  private answeredBeforeParsing(request: FastifyRequestLike, reply: unknown, payload: BodyStreamLike): boolean {
     if (!this.isOwnFastifyRoute(request)) return false;
     const { headers } = request;
     const refusal = refusalByHeaders(headers) ?? refusalBySize(headers, undefined, this.bodyLimitBytes);
-    if (refusal === undefined) return false;
+    if (refusal === undefined) {
+      this.watched.set(request, watchBody(payload, this.bodyLimitBytes));
+      return false;
+    }
     this.send(reply, this.refuse(request, refusal), this.instrumentation.startNotification());
+    return true;
+  }
+
+  /**
+   * Express: its parser refused a request of this route before the route ran. A request the route refuses by its
+   * headers alone gets the route's reply, as on Fastify, where those checks run before the parser: Express's parser
+   * decodes UTF-16 and compressed bodies, and would otherwise answer them in its own way. Anything else is only
+   * logged, and Express's reply goes out.
+   */
+  private answeredAfterExpressParser(
+    request: ExpressRequestLike,
+    parserRefusal: { status: number; reason: string } | undefined,
+    response: unknown,
+  ): boolean {
+    if (parserRefusal === undefined) return false;
+    const refusal = refusalByHeaders(request.headers);
+    if (refusal === undefined) {
+      this.frameworkRefused(request, parserRefusal);
+      return false;
+    }
+    this.send(response, this.refuse(request, refusal), this.instrumentation.startNotification());
     return true;
   }
 
@@ -153,7 +190,7 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
   private reply(request: NotificationHttpRequest, trace: NotificationTrace): NotificationReply | Promise<PendingReply> {
     const receivedAt = Date.now();
     const refusal =
-      refusalByHeaders(request.headers) ?? refusalBySize(request.headers, request.rawBody, this.bodyLimitBytes);
+      refusalByHeaders(request.headers) ?? refusalBySize(request.headers, request.rawBody?.length, this.bodyLimitBytes);
     if (refusal !== undefined) return this.refuse(request, refusal);
     // Verification comes before any look at the body, so an unverified caller learns nothing about it.
     const failure = this.verify?.(request);
@@ -172,7 +209,7 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
     refusal: { status: number; reason: string } | undefined,
   ): void {
     if (refusal === undefined) return;
-    this.refusals.refused(refusal.status, request.ip, refusal.reason);
+    this.refusals!.refused(refusal.status, request.ip, refusal.reason);
     this.instrumentation.startNotification().end(outcomeOfStatus(refusal.status));
   }
 
@@ -180,7 +217,7 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
     request: { readonly ip: string | undefined },
     { reply, reason }: NotificationRefusal,
   ): NotificationReply {
-    this.refusals.refused(reply.status, request.ip, reason);
+    this.refusals!.refused(reply.status, request.ip, reason);
     return reply;
   }
 
@@ -190,11 +227,16 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
     receivedAt: number,
     trace: NotificationTrace,
   ): NotificationReply | Promise<NotificationDispatchOutcome> {
-    const unknownSize = refusalByUnknownSize(request.headers, request.rawBody);
-    if (unknownSize !== undefined) return this.refuse(request, unknownSize);
+    const watched = this.watched.get(request);
+    // A chunked body counted as it arrived; the framework's own parser limit bounded what it read.
+    const counted = refusalBySize(request.headers, request.rawBody?.length ?? watched?.length, this.bodyLimitBytes);
+    if (counted !== undefined) return this.refuse(request, counted);
     const { body } = request;
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       return this.refuse(request, { reply: NotificationReplies.notAnObject, reason: 'the body is not a JSON object' });
+    }
+    if (request.rawBody !== undefined ? !isUtf8(request.rawBody) : watched?.utf8 === false) {
+      return this.refuse(request, notUtf8(body));
     }
     const parsed = parsePaymentMethodNotification(body as Record<string, unknown>);
     if (parsed.errors) {
@@ -220,6 +262,32 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
     const outcome = this.dispatcher.dispatch(notification, context, trace);
     return typeof outcome === 'string' ? DISPATCH_REPLIES[outcome] : outcome;
   }
+
+  /**
+   * Whether an Express request path is this route's, compared whole with the paths Express serves it at (global
+   * prefix included), in any case and with an optional trailing slash, as Express matches them. Only used for the
+   * refusals of Express's body parser, which runs before routing, so the route itself cannot be asked. A registered
+   * path is this registration's when its configured path is the longest of the app's notification paths that ends it:
+   * `/eu/payouts/notifications` belongs to the account at `eu/payouts/notifications`, not to the one at
+   * `payouts/notifications`.
+   */
+  private ownExpressPaths(path: string, registered: readonly string[]): (requestPath: string) => boolean {
+    const notificationPaths = this.registrations.all.flatMap(({ notificationsPath }) =>
+      notificationsPath === undefined ? [] : [`/${routeKey(notificationsPath)}`],
+    );
+    const own = `/${routeKey(path)}`;
+    const ownerOf = (routePath: string) =>
+      notificationPaths
+        .filter((candidate) => routePath === candidate || routePath.endsWith(candidate))
+        .reduce((longest, candidate) => (candidate.length > longest.length ? candidate : longest), '');
+    const owned = new Set(
+      registered.map((routePath) => `/${routeKey(routePath)}`).filter((routePath) => ownerOf(routePath) === own),
+    );
+    return (requestPath) => {
+      const lower = requestPath.toLowerCase();
+      return owned.has(lower.length > 1 && lower.endsWith('/') ? lower.slice(0, -1) : lower);
+    };
+  }
 }
 
 /** The outcome a framework's 4xx stands for. */
@@ -229,22 +297,26 @@ function outcomeOfStatus(status: number): NotificationOutcome {
       return 'too_large';
     case 415:
       return 'unsupported_media_type';
-    case 411:
-      return 'length_required';
     default:
       return 'invalid';
   }
 }
 
 /**
- * Whether an Express request path is the route's: its configured path, under any global prefix, in any case and with
- * an optional trailing slash, as Express matches it. Only used to log the refusals of Express's body parser, which
- * runs before routing, so the route itself cannot be asked.
+ * `400` for a body whose bytes are not valid UTF-8, naming the fields whose keys or values hold what the decoder made
+ * of them (U+FFFD), so that the sender sees where its encoding went wrong; the body as a whole if none does.
  */
-function routePathMatcher(path: string): (requestPath: string) => boolean {
-  const own = `/${path.replace(/^\/+|\/+$/g, '').toLowerCase()}`;
-  return (requestPath) => {
-    const lower = requestPath.toLowerCase();
-    return (lower.endsWith('/') ? lower.slice(0, -1) : lower).endsWith(own);
+function notUtf8(body: object): NotificationRefusal {
+  const fields = fieldsWithReplacementCharacters(body);
+  const message = 'must be valid UTF-8';
+  const errors = (fields.length > 0 ? fields : ['(body)']).map((field) => ({ field, message }));
+  return {
+    reply: NotificationReply.invalid(errors),
+    reason: `bytes that are not UTF-8 in ${errors.map((error) => printable(error.field)).join(', ')}`,
   };
+}
+
+/** A route path as routers compare it: its segments, lower-cased, without leading, trailing or repeated slashes. */
+function routeKey(path: string): string {
+  return path.split('/').filter(Boolean).join('/').toLowerCase();
 }

@@ -7,7 +7,8 @@ export const REFUSAL_LOG_WINDOW_MS = 60_000;
 /**
  * Logs each refused notification once, at WARN, so that an operator sees a wrong secret or a malformed body at once
  * rather than from the service's alert e-mail: the status, the client address and the reason (which check failed,
- * which fields). Never a secret nor the body. A flood cannot fill the logs: per status, the first
+ * which fields), after the account and the route, so that an app with several accounts shows whose notifications are
+ * refused. Never a secret nor the body. A flood cannot fill the logs: per status, the first
  * `REFUSALS_LOGGED_PER_WINDOW` refusals of each minute are logged, the others counted and summed up in one line when
  * the minute ends.
  */
@@ -17,8 +18,13 @@ export class NotificationRefusalLog {
   #windowStart = Number.NEGATIVE_INFINITY;
   #summary: NodeJS.Timeout | undefined;
 
+  /**
+   * @param where The account and the route, as `account eu, /eu/notifications`: the registration's own name and its
+   * configured path, never the request's.
+   */
   constructor(
     private readonly logger: LoggerService,
+    private readonly where: string,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -32,7 +38,7 @@ export class NotificationRefusalLog {
     const logged = this.#logged.get(status) ?? 0;
     if (logged < REFUSALS_LOGGED_PER_WINDOW) {
       this.#logged.set(status, logged + 1);
-      this.logger.warn(`Notification refused with ${status} from ${address(ip)}: ${reason}`);
+      this.logger.warn(`Notification refused with ${status} from ${address(ip)} (${this.where}): ${reason}`);
       return;
     }
     this.#suppressed.set(status, (this.#suppressed.get(status) ?? 0) + 1);
@@ -51,7 +57,8 @@ export class NotificationRefusalLog {
     const counts = [...this.#suppressed].map(([status, count]) => `${count} with ${status}`);
     this.#suppressed.clear();
     this.logger.warn(
-      `Notification refusals not logged one by one in the last ${REFUSAL_LOG_WINDOW_MS / 1000} s: ${counts.join(', ')}`,
+      `Notification refusals not logged one by one in the last ${REFUSAL_LOG_WINDOW_MS / 1000} s (${this.where}): ` +
+        counts.join(', '),
     );
   }
 }

@@ -65,38 +65,20 @@ function refusalByContentType(contentType: string | undefined): NotificationRefu
 }
 
 /**
- * The size of the body as received, whatever its shape: the `Content-Length` (both frameworks refuse a body of
- * another length), else the raw body's length when the app keeps raw bodies, else unknown: the framework parsed a
- * chunked body without counting it for the route.
+ * `413` when the body's size is known and over `bodyLimitBytes`: the `Content-Length` (both frameworks refuse a body
+ * of another length), else `received`, the bytes counted as they arrived (a chunked body).
  */
-function bodySize(headers: IncomingHttpHeaders, rawBody: Buffer | undefined): number | undefined {
-  const declared = headers['content-length'];
-  return declared !== undefined ? Number(declared) : rawBody?.length;
-}
-
-/** `413` when the body's size is known and over `bodyLimitBytes`. */
 export function refusalBySize(
   headers: IncomingHttpHeaders,
-  rawBody: Buffer | undefined,
+  received: number | undefined,
   bodyLimitBytes: number,
 ): NotificationRefusal | undefined {
-  const size = bodySize(headers, rawBody);
+  const declared = headers['content-length'];
+  const size = declared !== undefined ? Number(declared) : received;
   if (size === undefined || size <= bodyLimitBytes) return undefined;
   return {
     reply: NotificationReplies.payloadTooLarge,
     reason: `the body has ${size} bytes, over bodyLimitBytes (${bodyLimitBytes})`,
-  };
-}
-
-/** `411` when the body's size is unknown, so that `bodyLimitBytes` cannot be applied. */
-export function refusalByUnknownSize(
-  headers: IncomingHttpHeaders,
-  rawBody: Buffer | undefined,
-): NotificationRefusal | undefined {
-  if (bodySize(headers, rawBody) !== undefined) return undefined;
-  return {
-    reply: NotificationReplies.lengthRequired,
-    reason: 'a chunked body has no Content-Length, and the app does not keep raw bodies (rawBody: true) to count it',
   };
 }
 

@@ -62,7 +62,6 @@ export const NotificationReplies = {
   unauthorized: error(401, 'Unauthorized', 'unauthorized'),
   notAnObject: error(400, 'The notification must be a JSON object', 'invalid'),
   inProgress: error(409, 'This notification is being handled; send it again later', 'in_progress'),
-  lengthRequired: error(411, 'Content-Length required', 'length_required'),
   payloadTooLarge: error(413, 'request entity too large', 'too_large'),
   unsupportedMediaType: error(415, 'Content-Type must be application/json', 'unsupported_media_type'),
   failed: error(500, 'The notification could not be handled', 'failed'),

@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { isIP, type BlockList } from 'node:net';
 import type { LoggerService } from '@nestjs/common';
 import { stackOf } from '../../common/error-stack.js';
+import { printable } from '../../common/printable.js';
 import type { NotificationSecretConfig, NotificationVerificationConfig } from '../notifications-config.js';
 import type { NotificationRequestInfo } from '../../interfaces/notifications-options.interface.js';
 
@@ -19,10 +20,11 @@ type Check = (request: NotificationRequestInfo) => string | undefined;
 export function createNotificationVerifier(
   config: NotificationVerificationConfig,
   logger: LoggerService,
+  now: () => number = Date.now,
 ): NotificationVerifier {
   const checks: Check[] = [];
   if (config.allowedIps) checks.push(ipCheck(config.allowedIps));
-  if (config.secret) checks.push(secretCheck(config.secret));
+  if (config.secret) checks.push(secretCheck(config.secret, logger, now));
   const { verify } = config;
   return (request) => {
     for (const check of checks) {
@@ -43,17 +45,36 @@ function ipCheck(allowed: BlockList): Check {
   };
 }
 
+/** Below this many bytes a secret can be guessed or brute-forced too easily: the bootstrap warns. */
+export const MIN_SECRET_BYTES = 16;
+/** At most one line per secret label and hour says that it verified requests (see `secretCheck`). */
+export const SECRET_USE_LOG_INTERVAL_MS = 60 * 60 * 1000;
+
 /**
- * Compared in constant time: `timingSafeEqual` always runs over the secret's own bytes, against a presented value of
- * another length too (compared with the secret itself, then refused), so the time taken reveals neither the secret
- * nor its length. The presented value is encoded into a buffer kept for the purpose, at most a few bytes past the
- * secret's length, so neither its own length nor the request allocates anything.
+ * Compared in constant time, against every configured secret, expired ones included, without stopping at a match:
+ * `timingSafeEqual` always runs over each secret's own bytes, against a presented value of another length too
+ * (compared with the secret itself, then refused), so the time taken reveals neither a secret, nor its length, nor
+ * which one matched. The presented value is encoded once into a buffer kept for the purpose, at most a few bytes past
+ * the longest secret, so neither its own length nor the request allocates anything.
+ *
+ * With several secrets (a rotation), a secret past its `notAfter` is refused, and the label of the one that verified
+ * a request is logged (never a value): at LOG, the first time after boot, then at most once an hour with the count
+ * since, so that an operator sees when the old secret goes quiet without a line per notification.
  */
-function secretCheck(secret: NotificationSecretConfig): Check {
-  const expected = Buffer.from(secret.value.reveal());
-  // Four bytes more than the secret (the longest UTF-8 character): a longer value fills it past the secret's length.
-  const presented = Buffer.alloc(expected.length + 4);
-  const presentedPrefix = presented.subarray(0, expected.length);
+function secretCheck(secret: NotificationSecretConfig, logger: LoggerService, now: () => number): Check {
+  warnAtBoot(secret, logger, now());
+  const expected = secret.values.map(({ value }) => Buffer.from(value.reveal()));
+  // Four bytes more than the longest secret (the longest UTF-8 character): a longer value fills it past every length.
+  const presented = Buffer.alloc(Math.max(...expected.map((bytes) => bytes.length)) + 4);
+  const secrets = secret.values.map(({ label, notAfter }, index) => ({
+    expected: expected[index]!,
+    // The part of the presented value compared with this secret, when the lengths agree.
+    presentedPrefix: presented.subarray(0, expected[index]!.length),
+    label,
+    notAfter: notAfter ?? Number.POSITIVE_INFINITY,
+    lastLogged: Number.NEGATIVE_INFINITY,
+    unlogged: 0,
+  }));
   const { name } = secret;
   const where = secret.in === 'header' ? `header ${name}` : `query parameter ${name}`;
   const missing = `the secret is missing (${where})`;
@@ -66,9 +87,51 @@ function secretCheck(secret: NotificationSecretConfig): Check {
     const provided = read(request);
     if (provided === undefined) return missing;
     if (typeof provided !== 'string') return wrong;
-    const sameLength = presented.write(provided) === expected.length;
-    return timingSafeEqual(sameLength ? presentedPrefix : expected, expected) && sameLength ? undefined : wrong;
+    const written = presented.write(provided);
+    let matched: (typeof secrets)[number] | undefined;
+    for (const candidate of secrets) {
+      const sameLength = written === candidate.expected.length;
+      const equal = timingSafeEqual(sameLength ? candidate.presentedPrefix : candidate.expected, candidate.expected);
+      if (equal && sameLength && matched === undefined) matched = candidate;
+    }
+    if (matched === undefined) return wrong;
+    if (matched.label === undefined) return undefined;
+    const time = now();
+    if (time > matched.notAfter) {
+      return `the secret ${printable(matched.label)} expired at ${new Date(matched.notAfter).toISOString()} (${where})`;
+    }
+    matched.unlogged += 1;
+    if (time - matched.lastLogged >= SECRET_USE_LOG_INTERVAL_MS) {
+      const count =
+        matched.lastLogged === Number.NEGATIVE_INFINITY
+          ? 'the first since the app started'
+          : `${matched.unlogged} since ${new Date(matched.lastLogged).toISOString()}`;
+      logger.log(`Notifications verified with the secret ${printable(matched.label)} (${where}): ${count}`);
+      matched.lastLogged = time;
+      matched.unlogged = 0;
+    }
+    return undefined;
   };
+}
+
+/** Warns about secrets that are expired already, or short enough to guess; names them by label, never by value. */
+function warnAtBoot(secret: NotificationSecretConfig, logger: LoggerService, now: number): void {
+  const option = 'notifications.verification.secret.value';
+  for (const { value, label, notAfter } of secret.values) {
+    const named = label === undefined ? option : `${option} ${printable(label)}`;
+    if (notAfter !== undefined && notAfter < now) {
+      logger.warn(
+        `${named} expired at ${new Date(notAfter).toISOString()}: requests presenting it are refused with 401. ` +
+          'Remove it from the list.',
+      );
+    }
+    if (Buffer.byteLength(value.reveal()) < MIN_SECRET_BYTES) {
+      logger.warn(
+        `${named} is shorter than ${MIN_SECRET_BYTES} bytes, short enough to guess: ` +
+          'use a random secret of 32 bytes or more, such as the output of `openssl rand -hex 32`.',
+      );
+    }
+  }
 }
 
 const VERIFY_DENIED = 'verify returned false';

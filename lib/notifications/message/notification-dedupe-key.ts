@@ -22,9 +22,13 @@ export function notificationDedupeKey(
   account: string = DEFAULT_PAYOUTS_ACCOUNT,
 ): string {
   const { eventType, shopper, paymentMethod, timestamp } = notification;
-  const key = `${uriPart(eventType)}:${uriPart(shopper.id)}:${uriPart(paymentMethod.id)}:${uriPart(timestamp)}`;
-  const bounded = key.length <= MAX_READABLE_DEDUPE_KEY_LENGTH ? key : `sha256:${hash('sha256', key, 'base64url')}`;
-  return account === DEFAULT_PAYOUTS_ACCOUNT ? bounded : `${account}/${bounded}`;
+  // Joined, never concatenated: `a + b` makes a rope that holds on to its parts (the notification's strings) for as
+  // long as a store remembers the key, more than doubling what a remembered key costs; `join` copies them into one
+  // flat string.
+  const key = [uriPart(eventType), uriPart(shopper.id), uriPart(paymentMethod.id), uriPart(timestamp)].join(':');
+  const bounded =
+    key.length <= MAX_READABLE_DEDUPE_KEY_LENGTH ? key : ['sha256', hash('sha256', key, 'base64url')].join(':');
+  return account === DEFAULT_PAYOUTS_ACCOUNT ? bounded : [account, bounded].join('/');
 }
 
 /** Characters `encodeURIComponent` leaves as they are: a part made only of them needs no encoding. */
