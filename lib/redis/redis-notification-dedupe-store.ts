@@ -35,10 +35,11 @@ function percentEncoded(character: string): string {
 }
 
 /**
- * A dedupe store that several instances share, on Redis: one key per notification, `<prefix>n:<dedupe key>`, holding
- * `claim:<claim id>` while a delivery runs the handlers (expiring after the lease) and then `handled` (expiring after
- * `handledTtlMs`); after a failure in which some handlers succeeded, their record (see `dedupe-scripts.ts`). Every
- * operation is one single-key command or script, so it is atomic, takes one round trip and works on Redis Cluster;
+ * A dedupe store that several instances share, on Redis: one key per notification, `<prefix>n:<dedupe key>` (glob
+ * characters encoded, see `keyOf`), holding `claim:<claim id>` while a delivery runs the handlers (expiring after the
+ * lease) and then `handled` (expiring after `handledTtlMs`); after a failure in which some handlers succeeded, their
+ * record (see `dedupe-scripts.ts`). Every operation is one single-key command or script, so it is atomic, takes one
+ * round trip and works on Redis Cluster (a claim of a key with `*` first reads the previous release's spelling of it);
  * expiries and leases are measured by the server, so the instances' clocks do not matter.
  *
  * It takes a client that is already connected, and never connects, quits or configures it.
