@@ -67,6 +67,9 @@ export function createPayoutsProviders(
           account: config.account,
           registeredWith: registeredWith(source),
           notificationsPath: config.notifications ? config.notifications.path : undefined,
+          notificationsStorage: config.notifications
+            ? config.notifications.dispatcher?.storageOf?.(config.account)
+            : undefined,
         });
         // Nest maps routes after async providers resolve, so the path can come from `forRootAsync`.
         bindNotificationsRoute(controller, config.notifications);
@@ -118,7 +121,7 @@ export function createPayoutsProviders(
         handlers: DiscoveredNotificationHandlers,
         inline: InlineNotificationDispatcher,
         instrumentation: PayoutsInstrumentation,
-      ): NotificationDispatcher =>
+      ): NotificationDispatcher | Promise<NotificationDispatcher> =>
         config && config.dispatcher
           ? config.dispatcher.create(createNotificationDispatcherHost(account, handlers, instrumentation))
           : inline,

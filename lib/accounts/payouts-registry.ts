@@ -11,6 +11,7 @@ import { DEFAULT_PAYOUTS_ACCOUNT } from '../payouts.constants.js';
 export class PayoutsRegistry implements PayoutsRegistrations {
   readonly #byAccount = new Map<string, PayoutsRegistration>();
   readonly #byRoute = new Map<string, PayoutsRegistration>();
+  readonly #byStorage = new Map<string, PayoutsRegistration>();
 
   get all(): readonly PayoutsRegistration[] {
     return [...this.#byAccount.values()];
@@ -26,8 +27,12 @@ export class PayoutsRegistry implements PayoutsRegistrations {
     const route = registration.notificationsPath === undefined ? undefined : routeKey(registration.notificationsPath);
     const sameRoute = route === undefined ? undefined : this.#byRoute.get(route);
     if (sameRoute) throw routeClash(sameRoute, registration);
+    const storage = registration.notificationsStorage;
+    const sameStorage = storage === undefined ? undefined : this.#byStorage.get(storage);
+    if (sameStorage) throw storageClash(sameStorage, registration);
     this.#byAccount.set(registration.account, registration);
     if (route !== undefined) this.#byRoute.set(route, registration);
+    if (storage !== undefined) this.#byStorage.set(storage, registration);
   }
 }
 
@@ -66,5 +71,16 @@ function routeClash(first: PayoutsRegistration, second: PayoutsRegistration): Pa
     `a path no other registration of the app uses, but ${first.registeredWith} and ${second.registeredWith} both ` +
       `receive notifications at /${routeKey(second.notificationsPath!)}: give each account its own path, such as ` +
       `'payouts/${named.account}/notifications'`,
+  );
+}
+
+/** Two accounts on one queue: each one's workers would take the other's notifications and run them as their own. */
+function storageClash(first: PayoutsRegistration, second: PayoutsRegistration): PayoutsConfigError {
+  return new PayoutsConfigError(
+    'notifications.dispatcher',
+    `a queue no other registration of the app uses, but ${first.registeredWith} and ${second.registeredWith} both ` +
+      `store notifications in ${second.notificationsStorage}, so each account's workers would run the other's ` +
+      `notifications as their own: give each account its own queueName (or leave it out: each account then has ` +
+      `its own queue), or its own prefix`,
   );
 }

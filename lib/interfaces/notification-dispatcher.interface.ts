@@ -89,5 +89,18 @@ export interface NotificationDispatcherFactory {
    * route and needs no `verification`. Default `true`.
    */
   readonly route?: boolean;
-  create(host: NotificationDispatcherHost): NotificationDispatcher;
+  /**
+   * `false` when this instance runs no handlers (a web-only queue instance: the workers run them), so that a missing
+   * handler is not reported as dropping notifications here. Default `true`.
+   */
+  readonly runsHandlers?: boolean;
+  /**
+   * Where the dispatcher of the registration `account` stores notifications, such as `BullMQ queue
+   * bull:payouts-notifications`: two registrations of one app that store in the same place would each run the
+   * other's notifications with its own handlers, so the bootstrap fails naming both. A dispatcher that stores
+   * nothing has no such method.
+   */
+  storageOf?(account: string): string;
+  /** May resolve later, such as once an optional package has been loaded. */
+  create(host: NotificationDispatcherHost): NotificationDispatcher | Promise<NotificationDispatcher>;
 }

@@ -6,6 +6,8 @@ export interface PayoutsRegistration {
   readonly registeredWith: string;
   /** Its `notifications.path` as configured, or `undefined` for `notifications: false`. */
   readonly notificationsPath: string | undefined;
+  /** Where its dispatcher stores notifications (a queue), or `undefined` when it handles them as they come. */
+  readonly notificationsStorage?: string;
 }
 
 /** The registrations of one app; complete once the app's providers are instantiated, so from `onModuleInit` on. */

@@ -123,7 +123,9 @@ function resolveDispatcher(dispatcher: unknown): NotificationDispatcherFactory |
     factory === null ||
     typeof factory !== 'object' ||
     typeof factory.create !== 'function' ||
-    (factory.route !== undefined && typeof factory.route !== 'boolean')
+    (factory.route !== undefined && typeof factory.route !== 'boolean') ||
+    (factory.runsHandlers !== undefined && typeof factory.runsHandlers !== 'boolean') ||
+    (factory.storageOf !== undefined && typeof factory.storageOf !== 'function')
   ) {
     throw new PayoutsConfigError(
       'notifications.dispatcher',

@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import { readNotificationJobData } from './notification-job.js';
+import { notificationJobEventType, readNotificationJobData } from './notification-job.js';
 
 /** A notification whose handlers failed on every attempt (or whose stored data no longer validates). */
 export interface FailedNotification {
@@ -71,7 +71,7 @@ function failedNotification(job: {
   return {
     jobId: job.id ?? '',
     dedupeKey: readNotificationJobData(job.data)?.dedupeKey,
-    eventType: job.name,
+    eventType: notificationJobEventType(job),
     attemptsMade: job.attemptsMade,
     failedReason: job.failedReason,
     failedAt: job.finishedOn === undefined ? undefined : new Date(job.finishedOn),

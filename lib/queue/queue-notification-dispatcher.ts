@@ -11,13 +11,24 @@ import {
   NotificationEnqueueError,
   type NotificationTrace,
 } from '../index.js';
-import { notificationJobData, notificationJobId, readNotificationJobData } from './notification-job.js';
+import {
+  NOTIFICATION_JOB_NAME,
+  notificationJobData,
+  notificationJobId,
+  readNotificationJobData,
+} from './notification-job.js';
 import { createNotificationProcessor, type NotificationJobResult } from './notification-processor.js';
 import type { PayoutsQueueConfig } from './payouts-queue-options.js';
+import { RunningJobs } from './running-jobs.js';
 import { throttledErrorLog } from './throttled-error-log.js';
 
 /** How long closing the producer waits for Redis, which may be away. */
 const QUEUE_CLOSE_TIMEOUT_MS = 5000;
+/**
+ * How long the worker's connections may take to close once its handlers are done: Redis answers a close within
+ * milliseconds, so a longer wait means Redis is away, and the connections are dropped instead.
+ */
+const WORKER_CLOSE_TIMEOUT_MS = 1000;
 
 /**
  * Queue mode: the route stores each notification as a BullMQ job, and answers once Redis has it; workers run the
@@ -32,6 +43,7 @@ export class QueueNotificationDispatcher
   /** The producer, also what the registration exports for dashboards and the dead-letter functions. */
   readonly queue: Queue;
   private worker: Worker | undefined;
+  private readonly running = new RunningJobs();
 
   constructor(
     private readonly host: NotificationDispatcherHost,
@@ -50,7 +62,7 @@ export class QueueNotificationDispatcher
     const { dedupeKey } = context;
     const { attempts, backoffMs, retentionMs, enqueueTimeoutMs } = this.config;
     const data = notificationJobData(notification, context, trace.carrier());
-    const added = this.queue.add(notification.eventType, data, {
+    const added = this.queue.add(NOTIFICATION_JOB_NAME, data, {
       // A second add of this id, from a re-send or another instance, leaves the job as it is.
       jobId: notificationJobId(dedupeKey),
       attempts,
@@ -81,9 +93,10 @@ export class QueueNotificationDispatcher
   onApplicationBootstrap(): void {
     if (!this.config.worker) return;
     const { connection, prefix, concurrency, lockDurationMs } = this.config;
+    const processor = createNotificationProcessor(this.host, this.logger);
     const worker = new Worker<unknown, NotificationJobResult>(
       this.queueName,
-      createNotificationProcessor(this.host, this.logger),
+      (job) => this.running.track(() => processor(job)),
       // A stalled job (its worker died) is looked for as often as a lock lasts.
       { connection, prefix, concurrency, lockDuration: lockDurationMs, stalledInterval: lockDurationMs },
     );
@@ -97,20 +110,37 @@ export class QueueNotificationDispatcher
     this.worker = worker;
   }
 
-  /** Stops taking jobs and waits for the running ones, up to `shutdownTimeoutMs`. */
+  /**
+   * Stops taking jobs and waits for the running ones, up to `shutdownTimeoutMs`; then for the worker's connections to
+   * close, briefly, since only Redis can hold them up, and past that drops them.
+   */
   async onModuleDestroy(): Promise<void> {
     const worker = this.worker;
     if (!worker) return;
     this.worker = undefined;
     const { shutdownTimeoutMs } = this.config;
-    try {
-      await withDeadline(worker.close(), shutdownTimeoutMs, () => new Error('timeout'));
-    } catch {
+    const closed = worker.close().then(
+      () => true,
+      () => true,
+    );
+    const timeout = () => new Error('timeout');
+    const idle = await withDeadline(this.running.idle(), shutdownTimeoutMs, timeout).then(
+      () => true,
+      () => false,
+    );
+    if (!idle) {
       this.logger.warn(
         `Handlers still running after shutdownTimeoutMs (${shutdownTimeoutMs} ms) are left to stop with the process; ` +
           `their jobs run again on another worker once their locks expire`,
       );
+      return;
     }
+    if (await withDeadline(closed, WORKER_CLOSE_TIMEOUT_MS, timeout).catch(() => false)) return;
+    this.logger.warn(
+      `The worker of queue ${this.queueName} stopped with no handler running, but Redis did not answer while it ` +
+        'closed its connections: they are dropped',
+    );
+    await withDeadline(worker.disconnect(), WORKER_CLOSE_TIMEOUT_MS, timeout).catch(() => undefined);
   }
 
   /** After the HTTP server has closed, so the adds of the last requests complete first. */

@@ -27,11 +27,19 @@ import { withDeadline } from '../common/with-deadline.js';
 
 const CLAIMS: readonly string[] = ['claimed', 'in-progress', 'handled'] satisfies NotificationClaim[];
 
+/** What `SCAN MATCH`, `KEYS` and `PSUBSCRIBE` patterns read as wildcards or escapes. */
+const GLOB_CHARACTERS = /[*?[\]\\]/g;
+
+function percentEncoded(character: string): string {
+  return `%${character.charCodeAt(0).toString(16).toUpperCase()}`;
+}
+
 /**
- * A dedupe store that several instances share, on Redis: one key per notification, `<prefix>n:<dedupe key>`, holding
- * `claim:<claim id>` while a delivery runs the handlers (expiring after the lease) and then `handled` (expiring after
- * `handledTtlMs`); after a failure in which some handlers succeeded, their record (see `dedupe-scripts.ts`). Every
- * operation is one single-key command or script, so it is atomic, takes one round trip and works on Redis Cluster;
+ * A dedupe store that several instances share, on Redis: one key per notification, `<prefix>n:<dedupe key>` (glob
+ * characters encoded, see `keyOf`), holding `claim:<claim id>` while a delivery runs the handlers (expiring after the
+ * lease) and then `handled` (expiring after `handledTtlMs`); after a failure in which some handlers succeeded, their
+ * record (see `dedupe-scripts.ts`). Every operation is one single-key command or script, so it is atomic, takes one
+ * round trip and works on Redis Cluster (a claim of a key with `*` first reads the previous release's spelling of it);
  * expiries and leases are measured by the server, so the instances' clocks do not matter.
  *
  * It takes a client that is already connected, and never connects, quits or configures it.
@@ -61,9 +69,22 @@ export class RedisNotificationDedupeStore implements NotificationDedupeStore, On
     this.#commandTimeoutMs = config.commandTimeoutMs;
   }
 
-  /** The Redis key that holds the state of the notification `dedupeKey`. */
+  /**
+   * The Redis key that holds the state of the notification `dedupeKey`, its glob characters (`*`, `?`, `[`, `]`, `\`)
+   * percent-encoded as the rest of the key is, so that a key used as a `SCAN MATCH` or `KEYS` pattern matches itself
+   * alone. Only `*` can be in a dedupe key (the route encodes the others), and a `%` there always starts an encoding.
+   */
   keyOf(dedupeKey: string): string {
-    return `${this.#prefix}n:${dedupeKey}`;
+    return `${this.#prefix}n:${dedupeKey.replace(GLOB_CHARACTERS, percentEncoded)}`;
+  }
+
+  /**
+   * The key the previous release wrote for `dedupeKey`, with `*` as it is, when it differs from today's; read (never
+   * written) by `claim`, so that a notification that release handled is still recognised within `handledTtlMs`.
+   */
+  #previousKeyOf(dedupeKey: string, redisKey: string): string | undefined {
+    const previousKey = `${this.#prefix}n:${dedupeKey}`;
+    return previousKey === redisKey ? undefined : previousKey;
   }
 
   /**
@@ -106,7 +127,7 @@ export class RedisNotificationDedupeStore implements NotificationDedupeStore, On
     let reply: string;
     try {
       const args = [claimValue, this.#leaseMs, this.#handledTtlMs];
-      reply = String(await this.#send('claim', this.#runScript(CLAIM_SCRIPT, redisKey, args)));
+      reply = String(await this.#send('claim', this.#claimUnlessPreviouslyHeld(key, redisKey, args)));
       if (!CLAIMS.includes(reply) && !reply.startsWith(CLAIMED_WITH_RECORD_PREFIX)) {
         throw new RedisDedupeStoreError('claim', 'error', 'unexpected reply from Redis');
       }
@@ -119,6 +140,21 @@ export class RedisNotificationDedupeStore implements NotificationDedupeStore, On
     if (!reply.startsWith(CLAIMED_WITH_RECORD_PREFIX)) return reply as NotificationClaim;
     const record = readHandlerRecord(parseJson(reply.slice(CLAIMED_WITH_RECORD_PREFIX.length)));
     return record ? { claim: 'claimed', record } : 'claimed';
+  }
+
+  /**
+   * The claim script, after a look at the key of the previous release when it differs: a notification it handled
+   * (or is handling, during a rolling upgrade) is not run again. Two commands, as the keys may be on two nodes of a
+   * cluster; both within one `commandTimeoutMs`.
+   */
+  async #claimUnlessPreviouslyHeld(key: string, redisKey: string, claimArgs: string[]): Promise<unknown> {
+    const previousKey = this.#previousKeyOf(key, redisKey);
+    if (previousKey !== undefined) {
+      const previous = await this.#redis.keyCommand(previousKey, ['GET', previousKey]);
+      if (previous === HANDLED_VALUE) return 'handled';
+      if (typeof previous === 'string' && previous.startsWith(CLAIM_VALUE_PREFIX)) return 'in-progress';
+    }
+    return this.#runScript(CLAIM_SCRIPT, redisKey, claimArgs);
   }
 
   /** Marks the notification handled whatever holds its key, even after this delivery's claim expired. */

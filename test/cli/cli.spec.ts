@@ -95,6 +95,22 @@ describe('nestjs-payouts simulate (against a node:http receiver)', () => {
     expect(receiver.requests[1]?.body).toBe(receiver.requests[0]?.body);
   });
 
+  it("escapes the control characters of a receiver's reply, one line per attempt", async () => {
+    const hostile = '\u001b[2J\u0007line\r\nFORGED\u009b31m\u2028\u202eevil\u007f';
+    receiver = await startScriptedReceiver([{ status: 200, body: `{"ResultCode":"${hostile}"}` }]);
+
+    const run = await runCli(['simulate', '--url', receiver.origin, '--attempts', '1']);
+
+    expect(run.code).toBe(1);
+    const escaped = '\\u001b[2J\\u0007line\\r\\nFORGED\\u009b31m\\u2028\\u202eevil\\u007f';
+    expect(run.stdout).toContain(
+      `HTTP 200 {"ResultCode":"${escaped}"} -> not acknowledged: replied with a body that is not JSON`,
+    );
+    // oxlint-disable-next-line no-control-regex -- the characters that must not reach the terminal
+    expect(run.stdout.replaceAll('\n', '')).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u202e]/);
+    expect(run.stdout.trimEnd().split('\n')).toHaveLength(3);
+  });
+
   it('exits 1 when no attempt is acknowledged, saying the technical contact would be alerted', async () => {
     receiver = await startScriptedReceiver([{ status: 200, body: 'OK' }]);
 

@@ -146,7 +146,9 @@ describe('notifications.dispatcher: a dispatcher replacing the inline one', () =
 
   it.each([
     [{ dispatcher: () => undefined }, 'notifications.dispatcher'],
-    [{ dispatcher: { create: () => undefined, route: 'no' } }, 'notifications.dispatcher'],
+    [{ dispatcher: { create: (): undefined => undefined, route: 'no' } }, 'notifications.dispatcher'],
+    [{ dispatcher: { create: (): undefined => undefined, runsHandlers: 'no' } }, 'notifications.dispatcher'],
+    [{ dispatcher: { create: (): undefined => undefined, storageOf: 'queue' } }, 'notifications.dispatcher'],
     [{ dispatcher: keeping(), dedupe: { ttlMs: 1000 } }, 'notifications.dedupe'],
   ])('fails the bootstrap on %j', async (extra, option) => {
     const error = await bootError({

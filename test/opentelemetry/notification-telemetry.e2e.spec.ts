@@ -130,6 +130,26 @@ describe.each(ADAPTERS)('notification spans and metrics on %s', (adapter) => {
     expect(notification.status.code).toBe(SpanStatusCode.ERROR);
   });
 
+  it("keeps none of a failing handler's message in the stack trace, even lines of it that read like frames", async () => {
+    const app = await start();
+    app.app.get(CardEvents).behaviour = () => {
+      throw new Error('duplicate key\n    at x (y.js:1:1) shopper@example.com\n    at z (w.js:2:2)');
+    };
+
+    await deliver();
+
+    const stack = String(only('payouts.handler CardEvents.added').events[0]!.attributes!['exception.stacktrace']);
+    expect(stack).toMatch(/^Error\n\s+at /);
+    for (const leaked of ['duplicate key', 'shopper@example.com', 'y.js', 'w.js']) expect(stack).not.toContain(leaked);
+    expect(
+      stack
+        .split('\n')
+        .slice(1)
+        .every((line) => /^\s+at /.test(line)),
+    ).toBe(true);
+    expect(stack).toContain('notification-telemetry.e2e.spec.ts');
+  });
+
   it('records a duplicate and a refused request without handler spans', async () => {
     await start();
     const body = cardAdded();

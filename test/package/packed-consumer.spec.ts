@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +17,7 @@ const ENTRY_POINTS: { specifier: string; exportName: string }[] = [
   { specifier: 'nestjs-payouts/testing', exportName: 'FakePayoutsService' },
   { specifier: 'nestjs-payouts/redis', exportName: 'RedisNotificationDedupeStore' },
   { specifier: 'nestjs-payouts/opentelemetry', exportName: 'payoutsOpenTelemetry' },
-  { specifier: 'nestjs-payouts/opentelemetry', exportName: 'payoutsOpenTelemetry' },
+  { specifier: 'nestjs-payouts/queue', exportName: 'payoutsQueue' },
 ];
 
 const isOptional = (name: string) => manifest.peerDependenciesMeta?.[name]?.optional === true;
@@ -28,30 +28,61 @@ const ABSENT = [
   ...new Set([...Object.keys(manifest.peerDependencies).filter(isOptional), 'bullmq', '@opentelemetry/api']),
 ];
 
+/** `npm pack` of the repository, once for the file: the consumers below each extract it. */
+let tarball: string | undefined;
+function packed(): string {
+  if (tarball) return tarball;
+  const destination = mkdtempSync(join(tmpdir(), 'payouts-packed-'));
+  const pack = ['pack', '--json', '--pack-destination', destination];
+  const [{ filename }] = JSON.parse(execFileSync('npm', pack, { cwd: root, encoding: 'utf8', timeout: 60_000 })) as [
+    { filename: string },
+  ];
+  tarball = join(destination, filename);
+  return tarball;
+}
+afterAll(() => tarball && rmSync(dirname(tarball), { recursive: true, force: true }));
+
 /**
  * The packed tarball, extracted into a consumer app's node_modules beside its required peers only (links to this
  * repository's copies, so no network is needed), in a directory outside the repository.
  */
+function createConsumer(): string {
+  const consumer = mkdtempSync(join(tmpdir(), 'payouts-consumer-'));
+  const installed = join(consumer, 'node_modules', 'nestjs-payouts');
+  mkdirSync(installed, { recursive: true });
+  execFileSync('tar', ['-xzf', packed(), '-C', installed, '--strip-components=1']);
+  for (const name of REQUIRED_PEERS) linkFromRepository(consumer, name);
+  writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
+  return consumer;
+}
+
+function linkFromRepository(consumer: string, name: string): void {
+  const link = join(consumer, 'node_modules', name);
+  mkdirSync(dirname(link), { recursive: true });
+  symlinkSync(join(root, 'node_modules', name), link, 'dir');
+}
+
+/**
+ * This repository's bullmq, copied into the consumer (a link would make Node look for ioredis from the repository's
+ * copy, which finds the repository's ioredis), its own dependencies linked; ioredis is left out.
+ */
+function installBullMqWithoutIoRedis(consumer: string): void {
+  const bullmq = join(consumer, 'node_modules', 'bullmq');
+  cpSync(join(root, 'node_modules', 'bullmq'), bullmq, { recursive: true });
+  const { dependencies = {} } = JSON.parse(readFileSync(join(bullmq, 'package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>;
+  };
+  for (const name of Object.keys(dependencies)) {
+    if (!existsSync(join(bullmq, 'node_modules', name))) linkFromRepository(consumer, name);
+  }
+}
+
+/** A consumer app without the optional add-ons. */
 describe('the packed package in a consumer app without the optional add-ons', () => {
   let consumer: string;
 
   beforeAll(() => {
-    consumer = mkdtempSync(join(tmpdir(), 'payouts-consumer-'));
-    const packed = join(consumer, 'packed');
-    mkdirSync(packed);
-    const pack = ['pack', '--json', '--pack-destination', packed];
-    const [{ filename }] = JSON.parse(execFileSync('npm', pack, { cwd: root, encoding: 'utf8', timeout: 60_000 })) as [
-      { filename: string },
-    ];
-    const installed = join(consumer, 'node_modules', 'nestjs-payouts');
-    mkdirSync(installed, { recursive: true });
-    execFileSync('tar', ['-xzf', join(packed, filename), '-C', installed, '--strip-components=1']);
-    for (const name of REQUIRED_PEERS) {
-      const link = join(consumer, 'node_modules', name);
-      mkdirSync(dirname(link), { recursive: true });
-      symlinkSync(join(root, 'node_modules', name), link, 'dir');
-    }
-    writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
+    consumer = createConsumer();
   }, 90_000);
   afterAll(() => consumer && rmSync(consumer, { recursive: true, force: true }));
 
@@ -88,15 +119,18 @@ describe('the packed package in a consumer app without the optional add-ons', ()
     expect(names).toContain(exportName);
   });
 
-  it.each([
-    ['module', `await import('nestjs-payouts/queue')`],
-    ['commonjs', `require('nestjs-payouts/queue')`],
-  ] as const)('refuses nestjs-payouts/queue by %s, naming the missing bullmq', async (type, load) => {
-    const run = await runNodeProcess(
-      [`--input-type=${type}`, '-e', `try { ${load}; } catch (error) { console.log(error.message); }`],
-      { cwd: consumer, timeoutMs: 20_000 },
+  it('loads nestjs-payouts/queue without bullmq, and payoutsQueue() says what to install', async () => {
+    const thrown = await runIn(
+      'module',
+      `import { payoutsQueue } from 'nestjs-payouts/queue';
+      try { payoutsQueue({ connection: { host: '127.0.0.1', port: 6379 } }); console.log('null'); }
+      catch (error) { console.log(JSON.stringify([error.name, error.message])); }`,
     );
-    expect(run.stdout).toMatch(/^Cannot find (package|module) 'bullmq'/);
+    expect(thrown).toEqual([
+      'PayoutsConfigError',
+      'PayoutsModule option "notifications.dispatcher" is invalid: expected payoutsQueue() with the bullmq package ' +
+        'installed (npm install bullmq).',
+    ]);
   });
 
   it.each([
@@ -156,6 +190,51 @@ describe('the packed package in a consumer app without the optional add-ons', ()
       'booted',
       'PayoutsModule option "telemetry" is invalid: expected payoutsOpenTelemetry() with the @opentelemetry/api ' +
         'package installed (npm install @opentelemetry/api).',
+    ]);
+  });
+});
+
+/** bullmq 6 opens its connections with ioredis, which it leaves to the app to install. */
+describe('the packed package in a consumer app with bullmq but without ioredis', () => {
+  let consumer: string;
+
+  beforeAll(() => {
+    consumer = createConsumer();
+    installBullMqWithoutIoRedis(consumer);
+  }, 90_000);
+  afterAll(() => consumer && rmSync(consumer, { recursive: true, force: true }));
+
+  it('refuses payoutsQueue() with connection options, naming the install command, instead of hanging at boot', async () => {
+    const run = await runNodeProcess(
+      [
+        '--input-type=module',
+        '-e',
+        `import { payoutsQueue } from 'nestjs-payouts/queue';
+        try { payoutsQueue({ connection: { host: '127.0.0.1', port: 6379 } }); console.log('null'); }
+        catch (error) { console.log(JSON.stringify([error.name, error.message])); }`,
+      ],
+      { cwd: consumer, timeoutMs: 20_000 },
+    );
+
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    expect(JSON.parse(run.stdout)).toEqual([
+      'PayoutsConfigError',
+      'payoutsQueue option "connection" is invalid: expected connection options with the ioredis package installed, ' +
+        'with which bullmq 6 opens its connections (npm install ioredis), or a client of your own.',
+    ]);
+  });
+
+  it('has the queue command say what to install', async () => {
+    const cli = join(consumer, 'node_modules', 'nestjs-payouts', 'dist', 'cli.js');
+    const run = await runNodeProcess([cli, 'queue', 'failed', '--redis-url', 'redis://127.0.0.1:1'], {
+      cwd: consumer,
+      timeoutMs: 20_000,
+    });
+
+    expect([run.code, run.stdout, run.stderr]).toEqual([
+      2,
+      '',
+      'Error: the queue command needs the ioredis package: npm install ioredis\n',
     ]);
   });
 });

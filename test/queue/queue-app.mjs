@@ -3,7 +3,8 @@
 //   node queue-app.mjs --adapter=express|fastify --redis-port=… [--role=both|web|worker] [--attempts=…]
 //     [--backoff-ms=…] [--lock-ms=…] [--enqueue-timeout-ms=…] [--shutdown-timeout-ms=…] [--mailer]
 // Prints `ready <port>` (port 0 for a worker-only instance), then `handler-start <payment method id> <attempt>` and
-// `handler-done <id>` for each run of the handler, and `error <message>` for each error the app logs. With SIGTERM it
+// `handler-done <id>` for each run of the handler, and `error <message>` / `warn <message>` for each error and warning
+// the app logs. With SIGTERM it
 // shuts down gracefully (enableShutdownHooks). A notification's `testBehaviour` field makes the handler wait
 // (`delayMs`) or fail on its first `failAttempts` attempts. With `--mailer`, a second handler prints
 // `mailer-start <id> <attempt>` and `mailer-done <id>`, waiting `mailerDelayMs` in between.
@@ -99,7 +100,7 @@ Reflect.decorate(
 
 const logger = {
   log() {},
-  warn() {},
+  warn: (message) => console.log(`warn ${String(message).split('\n')[0]}`),
   debug() {},
   verbose() {},
   error: (message) => console.log(`error ${String(message).split('\n')[0]}`),

@@ -170,3 +170,38 @@ describeWithRedis('nestjs-payouts queue (a real process against a real Redis)', 
     expect(run.stdout).toContain('Usage: nestjs-payouts queue <failed|replay> [options]');
   });
 });
+
+describeWithRedis('nestjs-payouts queue failed, on job data written by a sender and a handler', () => {
+  let redis: RedisServer;
+  let app: QueueApp;
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+    app = await startQueueApp('express', redis, { attempts: 1 }, { logger: new RecordingLogger() });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await redis?.close();
+  });
+
+  it('escapes every control character of the event type and the failure reason, one line per notification', async () => {
+    const hostile = '\u001b[2J\u0007A\r\nFORGED\u009b31m\u2028\u2029\u202e\u2066\u007f';
+    const escaped = '\\u001b[2J\\u0007A\\r\\nFORGED\\u009b31m\\u2028\\u2029\\u202e\\u2066\\u007f';
+    app.events.behaviour = () => {
+      throw new Error(`ledger ${hostile}`);
+    };
+    const notification = cardAdded({ eventType: `EVT${hostile}` });
+    expect((await post(app.route, notification)).body).toBe(ACK);
+    await eventually(async () => ((await app.queue.getFailedCount()) === 1 ? true : undefined), 10_000, 'it fails');
+
+    const run = await runCli(['queue', 'failed', '--redis-url', redis.url, '--queue', app.queue.name], 15_000);
+
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    const lines = run.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toContain(`  EVT${escaped}  `);
+    // The reason is cut at 200 characters, before its controls are escaped.
+    expect(lines[1]).toContain(': QueuedEvents.handle: ledger \\u001b[2J\\u0007A\\r\\nFORGED\\u009b31m');
+    // oxlint-disable-next-line no-control-regex -- the characters that must not reach the terminal
+    expect(lines.join('')).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/);
+  });
+});

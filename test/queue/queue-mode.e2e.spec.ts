@@ -87,18 +87,46 @@ describeWithRedis('queue mode (payoutsQueue) on a real Redis', () => {
       expect(reply.status).toBe(200);
       const key = `bull:${app.queue.name}:${notificationJobId(dedupeKeyOf(notification))}`;
       const stored = await client.hgetall(key);
-      expect(JSON.parse(stored.data!)).toEqual({
-        notification,
+      const data = JSON.parse(stored.data!);
+      expect(data).toEqual({
+        notification: JSON.stringify(notification),
         dedupeKey: dedupeKeyOf(notification),
         receivedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
         ip: '127.0.0.1',
       });
-      expect(stored.name).toBe('PAYMENT_METHOD_ADDED');
+      expect(JSON.parse(data.notification)).toEqual(notification);
+      // A fixed name: the event type, whatever its length, is stored once, in the notification.
+      expect(stored.name).toBe('notification');
       const everything = JSON.stringify(stored);
       for (const secret of [SECRET, 'header-value-7f3a', 'x-trace-secret', 'token=', 'content-length']) {
         expect(everything).not.toContain(secret);
       }
     });
+
+    it.each([5_000, 10_000])(
+      'stores a notification with an unknown field nested %i levels deep, and the handler receives it whole',
+      async (depth) => {
+        const app = await launch(adapter, redis);
+        const notification = cardAdded();
+        // Written as text: JSON.stringify itself cannot go that deep.
+        const nested = `${'{"x":'.repeat(depth)}"bottom"${'}'.repeat(depth)}`;
+        const body = `${JSON.stringify(notification).slice(0, -1)},"extra":${nested}}`;
+
+        const reply = await post(app.route, body);
+
+        expect([reply.status, reply.body]).toEqual([200, ACK]);
+        await completed(app, notification);
+        expect(app.events.runs).toHaveLength(1);
+        let received: unknown = app.events.runs[0]!.notification.extra;
+        let levels = 0;
+        while (typeof received === 'object' && received !== null && 'x' in received) {
+          received = (received as { x: unknown }).x;
+          levels += 1;
+        }
+        expect([levels, received]).toEqual([depth, 'bottom']);
+        expect(app.events.runs[0]!.notification.paymentMethod.id).toBe(paymentMethodId(notification));
+      },
+    );
 
     it('refuses a wrong token with 401 and an invalid notification with 400, storing neither', async () => {
       const app = await launch(adapter, redis);
@@ -256,6 +284,23 @@ describeWithRedis('queue mode (payoutsQueue) on a real Redis', () => {
     expect(logger.messages('error')).toEqual([expect.stringContaining(`Notification ${dedupeKey} failed for good`)]);
   });
 
+  it('runs the jobs an earlier release stored: named after the event type, the notification as an object', async () => {
+    const app = await launch('express', redis);
+    const notification = cardAdded();
+    const dedupeKey = dedupeKeyOf(notification);
+
+    await app.queue.add(
+      'PAYMENT_METHOD_ADDED',
+      { notification, dedupeKey, receivedAt: new Date().toISOString(), ip: '127.0.0.1' },
+      { jobId: notificationJobId(dedupeKey), attempts: 3 },
+    );
+    await completed(app, notification);
+
+    expect(app.events.runs).toHaveLength(1);
+    expect(JSON.parse(JSON.stringify(app.events.runs[0]!.notification))).toEqual(notification);
+    expect(app.events.runs[0]!.context).toMatchObject({ dedupeKey, source: 'queue', ip: '127.0.0.1' });
+  });
+
   it('completes a notification that no handler takes, and says so', async () => {
     const logger = new RecordingLogger();
     const app = await launch('express', redis, {}, { logger, providers: [] });
@@ -325,6 +370,24 @@ describeWithRedis('queue mode (payoutsQueue) on a real Redis', () => {
     await completed(app, notification);
     expect(app.events.runs).toHaveLength(1);
   }, 30_000);
+
+  it('says that a web-only instance stores notifications for the workers, never that they are dropped', async () => {
+    const queueName = uniqueQueueName();
+    const webLogger = new RecordingLogger();
+    const workerLogger = new RecordingLogger();
+    await launch('express', redis, { queueName, worker: false }, { logger: webLogger, providers: [] });
+    await launch('fastify', redis, { queueName, route: false }, { logger: workerLogger, providers: [] });
+
+    expect(webLogger.messages('warn')).toEqual([]);
+    expect(webLogger.messages('log')).toContain(
+      "Notifications are stored for the queue's workers, which run the handlers",
+    );
+    // A worker without handlers does drop them: it says so.
+    expect(workerLogger.messages('warn')).toContain(
+      'No handler for PAYMENT_METHOD_ADDED notifications: they will be acknowledged and dropped. ' +
+        'Decorate a provider method with @OnPaymentMethod…() to receive them.',
+    );
+  });
 
   it('splits the roles: a web instance only stores, a worker instance serves no route and runs the handlers', async () => {
     const queueName = uniqueQueueName();

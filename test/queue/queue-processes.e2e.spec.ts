@@ -148,3 +148,35 @@ describeWithRedis('queue mode across app processes', () => {
     expect(first.process.linesMatching(new RegExp(`^mailer-done ${id}$`))).toEqual([]);
   }, 40_000);
 });
+
+describeWithRedis('queue mode shutting down while Redis is down', () => {
+  let redis: RedisServer;
+  let instance: NodeServerProcess | undefined;
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+  });
+  afterAll(async () => {
+    await instance?.kill();
+    await redis?.close();
+  });
+
+  it('exits on SIGTERM without waiting shutdownTimeoutMs, saying that Redis, not a handler, held it up', async () => {
+    const args = [APP, '--redis-port', String(redis.port), '--shutdown-timeout-ms=60000'];
+    ({ process: instance } = await NodeServerProcess.start(args, {
+      cwd: ROOT,
+      ready: /^ready (\d+)$/,
+      timeoutMs: 20_000,
+    }));
+
+    await redis.stop();
+    process.kill(instance.pid, 'SIGTERM');
+    // Well below the 60 s of shutdownTimeoutMs, which the old shutdown waited out with no handler running.
+    const exit = await instance.waitForExit(30_000);
+
+    expect(exit.signal ?? exit.code).toBe('SIGTERM');
+    expect(instance.linesMatching(/^warn (The worker|Handlers)/)).toEqual([
+      'warn The worker of queue payouts-notifications stopped with no handler running, but Redis did not answer ' +
+        'while it closed its connections: they are dropped',
+    ]);
+  }, 60_000);
+});

@@ -67,6 +67,39 @@ describeWithRedis('RedisNotificationDedupeStore on a real redis-server', () => {
       expect(handledLeft).toBeLessThanOrEqual(3_600_000);
     });
 
+    it('encodes the glob characters of a key, so that a key read as a SCAN pattern matches itself alone', async () => {
+      const store = newStore();
+      const n = ++sequence;
+      const starred = `PAYMENT_METHOD_ADDED:shp_${n}:pmt_*:2025-03-14T09%3A26%3A53.589Z`;
+      const other = `PAYMENT_METHOD_ADDED:shp_${n}:pmt_other:2025-03-14T09%3A26%3A53.589Z`;
+
+      await store.claim(starred, 'a');
+      await store.claim(other, 'b');
+
+      const starredKey = `${prefix}n:PAYMENT_METHOD_ADDED:shp_${n}:pmt_%2A:2025-03-14T09%3A26%3A53.589Z`;
+      expect(store.keyOf(starred)).toBe(starredKey);
+      expect(store.keyOf('a?b[c]d\\e')).toBe(`${prefix}n:a%3Fb%5Bc%5Dd%5Ce`);
+      expect(String(await redis.command('GET', starredKey)).split('\n')[0]).toBe('claim:a');
+      const [, matched] = (await redis.command('SCAN', '0', 'MATCH', starredKey, 'COUNT', '100000')) as [
+        string,
+        string[],
+      ];
+      expect(matched).toEqual([starredKey]);
+    });
+
+    it("recognises a notification handled, or being handled, under the previous release's key with a raw *", async () => {
+      const store = newStore();
+      const n = ++sequence;
+      const handled = `PAYMENT_METHOD_ADDED:shp_${n}:pmt_*1:2025-03-14T09%3A26%3A53.589Z`;
+      const running = `PAYMENT_METHOD_ADDED:shp_${n}:pmt_*2:2025-03-14T09%3A26%3A53.589Z`;
+      await redis.command('SET', `${prefix}n:${handled}`, 'handled', 'PX', '60000');
+      await redis.command('SET', `${prefix}n:${running}`, 'claim:old-release', 'PX', '60000');
+
+      expect(await store.claim(handled, 'new')).toBe('handled');
+      expect(await store.claim(running, 'new')).toBe('in-progress');
+      expect(await redis.command('EXISTS', store.keyOf(handled), store.keyOf(running))).toBe(0);
+    });
+
     it('keeps the record of a failed delivery for handledTtlMs, answers it to the next claim, and drops it once handled', async () => {
       const store = newStore({ leaseMs: 90_000, handledTtlMs: 3_600_000 });
       const key = dedupeKey();

@@ -20,7 +20,7 @@ export class DiscoveredNotificationHandlers implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    if (this.config) this.table = this.explorer.explore();
+    if (this.config) this.table = this.explorer.explore(this.config.dispatcher?.runsHandlers !== false);
   }
 
   /** The handlers of `eventType`, catch-all handlers included; none before discovery or with notifications off. */

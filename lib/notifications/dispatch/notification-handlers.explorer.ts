@@ -30,8 +30,11 @@ export class NotificationHandlersExplorer {
     @Inject(PAYOUTS_REGISTRATIONS) private readonly registrations: PayoutsRegistrations,
   ) {}
 
-  /** Fails the bootstrap on a handler naming an account that no registration of the app receives notifications for. */
-  explore(): NotificationHandlerTable {
+  /**
+   * Fails the bootstrap on a handler naming an account that no registration of the app receives notifications for.
+   * `runsHandlers` is `false` on an instance that only stores notifications for workers elsewhere (web-only queue mode).
+   */
+  explore(runsHandlers: boolean): NotificationHandlerTable {
     const byEventType = new Map<string, NotificationHandler[]>();
     const seen = new Set<object>();
     const ids = new HandlerIds();
@@ -47,7 +50,7 @@ export class NotificationHandlersExplorer {
     for (const [eventType, handlers] of byEventType) {
       byEventType.set(eventType, [...handlers, ...catchAll.filter((handler) => !handlers.includes(handler))]);
     }
-    this.report(byEventType, catchAll);
+    this.report(byEventType, catchAll, runsHandlers);
     return new NotificationHandlerTable(byEventType, catchAll);
   }
 
@@ -115,12 +118,18 @@ export class NotificationHandlersExplorer {
   private report(
     byEventType: ReadonlyMap<string, readonly NotificationHandler[]>,
     catchAll: readonly NotificationHandler[],
+    runsHandlers: boolean,
   ): void {
     // With several registrations every line says whose handlers it lists; a lone unnamed one logs as it always did.
     const account =
       this.account === DEFAULT_PAYOUTS_ACCOUNT && this.registrations.all.length === 1
         ? ''
         : `Account '${this.account}': `;
+    if (!runsHandlers) {
+      // Nothing is dropped here: whatever this instance has or lacks, the workers' own handlers decide.
+      this.logger.log(`${account}Notifications are stored for the queue's workers, which run the handlers`);
+      return;
+    }
     const names = (handlers: readonly NotificationHandler[]) => handlers.map((handler) => handler.name).join(', ');
     for (const [eventType, handlers] of byEventType) {
       this.logger.log(`${account}${eventType} notifications go to ${names(handlers)}`);

@@ -1,5 +1,7 @@
 import { Queue } from 'bullmq';
+import { escapeControls } from '../../common/printable.js';
 import { withDeadline } from '../../common/with-deadline.js';
+import { missingBullMqPeer } from '../bullmq-peers.js';
 import {
   type FailedNotification,
   listFailedNotifications,
@@ -35,6 +37,12 @@ export async function runQueueCommand(args: string[], output: CommandOutput, env
     output.err('Run "nestjs-payouts queue --help" for the options.');
     return EXIT_USAGE;
   }
+  // The command connects from a URL, so BullMQ opens its own connections, with ioredis.
+  const missing = missingBullMqPeer(true);
+  if (missing !== undefined) {
+    output.err(`Error: the queue command needs the ${missing} package: npm install ${missing}`);
+    return EXIT_USAGE;
+  }
   output = redacted(output, parsed);
   const where = `queue ${parsed.queueName} at ${describeConnection(parsed.connection)}`;
   const queue = new Queue(parsed.queueName, {
@@ -50,7 +58,7 @@ export async function runQueueCommand(args: string[], output: CommandOutput, env
     return await withDeadline(run, parsed.timeoutMs, () => new RedisUnreachable(errors[0]?.message ?? 'no reply'));
   } catch (error) {
     const reason = error instanceof RedisUnreachable ? error.message : (errors[0]?.message ?? String(error));
-    output.err(`Error: cannot reach Redis for ${where} (${reason}).`);
+    output.err(`Error: cannot reach Redis for ${where} (${escapeControls(reason)}).`);
     return EXIT_USAGE;
   } finally {
     await withDeadline(queue.close(), 1000, () => new Error('timeout')).catch(() => queue.disconnect());
@@ -87,11 +95,11 @@ async function replay(
   }
   const outcome = await replayFailedNotification(queue, invocation.job!);
   if (outcome === 'replayed') {
-    output.out(`Replayed job ${invocation.job} of ${where}`);
+    output.out(`Replayed job ${escapeControls(invocation.job!)} of ${where}`);
     return EXIT_OK;
   }
   const why = outcome === 'not-found' ? 'there is no such job' : 'it is not in the failed set';
-  output.err(`Error: job ${invocation.job} of ${where} was not replayed: ${why}.`);
+  output.err(`Error: job ${escapeControls(invocation.job!)} of ${where} was not replayed: ${why}.`);
   return EXIT_NOT_REPLAYED;
 }
 
@@ -103,15 +111,14 @@ function describeFailed({
   failedAt,
   failedReason,
 }: FailedNotification): string {
-  const reason = failedReason.replace(/\s+/g, ' ');
-  const shown = reason.length > SHOWN_REASON_CHARS ? `${reason.slice(0, SHOWN_REASON_CHARS)}…` : reason;
+  // Everything but the counts comes from job data, which a notification's sender or a handler's error wrote.
   return [
-    jobId,
-    eventType,
-    dedupeKey ?? '(unreadable job data)',
+    escapeControls(jobId),
+    escapeControls(eventType),
+    dedupeKey === undefined ? '(unreadable job data)' : escapeControls(dedupeKey),
     `${attemptsMade} attempt${attemptsMade === 1 ? '' : 's'}`,
     `failed ${failedAt?.toISOString() ?? 'at an unknown time'}`,
-    shown,
+    escapeControls(failedReason, SHOWN_REASON_CHARS),
   ].join('  ');
 }
 

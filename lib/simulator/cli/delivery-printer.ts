@@ -1,3 +1,4 @@
+import { escapeControls } from '../../common/printable.js';
 import type { DeliveryAttempt, DeliveryReport } from '../deliver-notification.js';
 
 /** Reply bodies are shown up to this length: enough for an error message, short enough for a terminal. */
@@ -21,10 +22,13 @@ export function describeStart(eventType: string, url: URL, attempts: number, int
   return `Sending ${eventType} to ${displayUrl(url)} (${schedule})`;
 }
 
+/** The receiver's reply, and the failure that quotes it, are outside data: shown on one line, controls escaped. */
 export function describeAttempt(attempt: DeliveryAttempt): string {
   const reply =
-    attempt.status === undefined ? 'no reply' : `HTTP ${attempt.status} ${shorten(attempt.body ?? '')}`.trimEnd();
-  const verdict = attempt.acknowledged ? 'acknowledged' : `not acknowledged: ${attempt.failure}`;
+    attempt.status === undefined
+      ? 'no reply'
+      : `HTTP ${attempt.status} ${escapeControls(attempt.body ?? '', SHOWN_BODY_CHARS)}`.trimEnd();
+  const verdict = attempt.acknowledged ? 'acknowledged' : `not acknowledged: ${escapeControls(attempt.failure ?? '')}`;
   return `Attempt ${attempt.attempt} at ${attempt.at.toISOString()}: ${reply} -> ${verdict}`;
 }
 
@@ -39,9 +43,4 @@ export function describeDuration(ms: number): string {
   if (ms !== 0 && ms % 60_000 === 0) return `${ms / 60_000} min`;
   if (ms !== 0 && ms % 1000 === 0) return `${ms / 1000} s`;
   return `${ms} ms`;
-}
-
-function shorten(body: string): string {
-  const oneLine = body.replace(/\s+/g, ' ');
-  return oneLine.length > SHOWN_BODY_CHARS ? `${oneLine.slice(0, SHOWN_BODY_CHARS)}…` : oneLine;
 }
