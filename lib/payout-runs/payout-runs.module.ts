@@ -1,6 +1,7 @@
 import { type DynamicModule, type InjectionToken, Module, type ModuleMetadata, type Provider } from '@nestjs/common';
 import { DiscoveryModule, DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
-import { DEFAULT_PAYOUTS_ACCOUNT, PayoutsConfigError } from '../index.js';
+import { DEFAULT_PAYOUTS_ACCOUNT, getPayoutsHealthSourceToken, PayoutsConfigError } from '../index.js';
+import { payoutRunsHealthSource } from './payout-runs-health-source.js';
 import {
   type PayoutRunsConfig,
   type PayoutRunsOptions,
@@ -68,6 +69,7 @@ function build(
   const name = account ?? DEFAULT_PAYOUTS_ACCOUNT;
   const serviceToken = getPayoutRunsToken(name);
   const queueToken = getPayoutRunsQueueToken(name);
+  const healthToken = getPayoutsHealthSourceToken('payout-runs', name);
   return {
     module: PayoutRunsModule,
     imports: [DiscoveryModule, ...imports],
@@ -90,7 +92,12 @@ function build(
           scanner: MetadataScanner,
         ) => new PayoutRunsWorker(resolved, runs, moduleRef, discovery, scanner),
       },
+      {
+        provide: healthToken,
+        inject: [serviceToken, PayoutRunsWorker],
+        useFactory: payoutRunsHealthSource,
+      },
     ],
-    exports: [serviceToken, queueToken],
+    exports: [serviceToken, queueToken, healthToken],
   };
 }
