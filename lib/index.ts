@@ -8,6 +8,7 @@ export type {
   PayoutsHealthComponent,
   PayoutsHealthSource,
   PayoutsQueueFigures,
+  PayoutsWorkerState,
 } from './interfaces/payouts-health-source.interface.js';
 export type { AccessTokenFetchOutcome } from './payouts/access-token-provider.js';
 export { DEFAULT_PAYOUTS_ACCOUNT } from './payouts.constants.js';

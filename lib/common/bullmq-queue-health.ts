@@ -1,4 +1,4 @@
-import type { PayoutsQueueFigures } from '../interfaces/payouts-health-source.interface.js';
+import type { PayoutsQueueFigures, PayoutsWorkerState } from '../interfaces/payouts-health-source.interface.js';
 
 /** The parts of a BullMQ 5 or 6 `Queue` that health checks read, described by shape so this file loads no bullmq. */
 interface QueueLike {
@@ -29,12 +29,18 @@ export async function queueFigures(queue: object, worker: object | undefined): P
     bull.isPaused(),
     bull.getRateLimitTtl(),
   ]);
-  const running = worker as WorkerLike | undefined;
+  const state = workerState(worker);
   return {
     backlog: (counts.waiting ?? 0) + (counts.delayed ?? 0) + (counts.prioritized ?? 0),
     failed: counts.failed ?? 0,
     paused,
     rateLimitedForMs: Math.max(0, ttl),
-    ...(running && { worker: { running: running.isRunning(), paused: running.isPaused() } }),
+    ...(state && { worker: state }),
   };
+}
+
+/** Whether this instance's worker runs and is not paused; `undefined` without one. */
+export function workerState(worker: object | undefined): PayoutsWorkerState | undefined {
+  const running = worker as WorkerLike | undefined;
+  return running && { running: running.isRunning(), paused: running.isPaused() };
 }

@@ -14,7 +14,13 @@ export interface PayoutsQueueFigures {
   /** How long a rate-limit pause (a `429`, or the limiter) still holds, in ms; 0 for none. */
   readonly rateLimitedForMs: number;
   /** This instance's worker: `undefined` on an instance that runs none. */
-  readonly worker?: { readonly running: boolean; readonly paused: boolean };
+  readonly worker?: PayoutsWorkerState;
+}
+
+/** This instance's worker of a queue. */
+export interface PayoutsWorkerState {
+  readonly running: boolean;
+  readonly paused: boolean;
 }
 
 /**
@@ -27,4 +33,6 @@ export interface PayoutsHealthSource {
   ping(): Promise<void>;
   /** A queue's figures; a store has none. */
   figures?(): Promise<PayoutsQueueFigures>;
+  /** This instance's worker of a queue, asking nothing of Redis; `undefined` where it runs none. */
+  worker?(): PayoutsWorkerState | undefined;
 }

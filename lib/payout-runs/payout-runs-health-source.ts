@@ -1,4 +1,4 @@
-import { pingQueue, queueFigures } from '../common/bullmq-queue-health.js';
+import { pingQueue, queueFigures, workerState } from '../common/bullmq-queue-health.js';
 import type { PayoutsHealthSource } from '../index.js';
 import type { PayoutRunsService } from './payout-runs.service.js';
 import type { PayoutRunsWorker } from './payout-runs-worker.js';
@@ -15,5 +15,6 @@ export function payoutRunsHealthSource(runs: PayoutRunsService, worker: PayoutRu
       ]);
       return { ...figures, parked: unknown.total };
     },
+    worker: () => workerState(worker.running),
   };
 }

@@ -1,5 +1,5 @@
 import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
-import { pingQueue, queueFigures } from '../common/bullmq-queue-health.js';
+import { pingQueue, queueFigures, workerState } from '../common/bullmq-queue-health.js';
 import { Queue, Worker } from 'bullmq';
 import { stackOf } from '../common/error-stack.js';
 import { withDeadline } from '../common/with-deadline.js';
@@ -51,6 +51,7 @@ export class QueueNotificationDispatcher
     component: 'notifications-queue',
     ping: () => pingQueue(this.queue),
     figures: () => queueFigures(this.queue, this.worker),
+    worker: () => workerState(this.worker),
   };
 
   constructor(
