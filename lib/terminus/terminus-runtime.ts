@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import type * as Terminus from '@nestjs/terminus';
 
 /** The runtime of `@nestjs/terminus`, as the health indicator uses it. */
@@ -5,18 +6,19 @@ export type TerminusRuntime = typeof Terminus;
 
 /**
  * Loads `@nestjs/terminus` when this entry point is loaded, and fails with the install command when it is missing: a
- * static import would only say "Cannot find package".
+ * static import would only say "Cannot find package". Loaded with `require`, so that this entry point is also
+ * `require()`-able (terminus 12 is ES modules, which Node loads that way from 20.19).
  */
-async function loadTerminus(): Promise<TerminusRuntime> {
+function loadTerminus(): TerminusRuntime {
+  const require = createRequire(import.meta.url);
   try {
-    return await import('@nestjs/terminus');
+    return require('@nestjs/terminus') as TerminusRuntime;
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') throw error;
+    if ((error as { code?: unknown }).code !== 'MODULE_NOT_FOUND') throw error;
     throw new Error('nestjs-payouts/terminus needs the @nestjs/terminus package: npm install @nestjs/terminus', {
       cause: error,
     });
   }
 }
 
-export const terminus: TerminusRuntime = await loadTerminus();
+export const terminus: TerminusRuntime = loadTerminus();

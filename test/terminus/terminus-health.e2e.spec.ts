@@ -245,7 +245,7 @@ describeWithRedis('health checks for @nestjs/terminus, over HTTP', () => {
   it('is down when the last access-token fetch failed, naming neither the token nor the error', async () => {
     const { payouts } = await start();
     settings.tokenFails = true;
-    await expect(payouts.createPayout(payout('token-1'))).rejects.toThrow();
+    await expect(payouts.createPayout(payout('token-1'))).rejects.toThrow('threw Error');
 
     const down = await get('/health/ready');
     expect(down.status).toBe(503);
