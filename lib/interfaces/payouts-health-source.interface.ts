@@ -9,6 +9,8 @@ export interface PayoutsQueueFigures {
   readonly failed: number;
   /** Payouts parked because their outcome is unknown (payout runs only). */
   readonly parked?: number;
+  /** What this instance's sweeps decided on parked payouts, by answer (payout runs only). */
+  readonly reconciled?: Readonly<Record<'created' | 'absent' | 'unknown' | 'failed' | 'givenUp', number>>;
   /** The queue is paused (`queue.pause()`): no worker takes a job. */
   readonly paused: boolean;
   /** How long a rate-limit pause (a `429`, or the limiter) still holds, in ms; 0 for none. */

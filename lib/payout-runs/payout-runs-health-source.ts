@@ -1,10 +1,15 @@
 import { pingQueue, queueFigures, workerState } from '../common/bullmq-queue-health.js';
 import type { PayoutsHealthSource } from '../index.js';
+import type { PayoutReconciler } from './payout-reconciler.js';
 import type { PayoutRunsService } from './payout-runs.service.js';
 import type { PayoutRunsWorker } from './payout-runs-worker.js';
 
 /** What health checks ask of an account's payout runs: a `PING` on the queue's connection, and its figures. */
-export function payoutRunsHealthSource(runs: PayoutRunsService, worker: PayoutRunsWorker): PayoutsHealthSource {
+export function payoutRunsHealthSource(
+  runs: PayoutRunsService,
+  worker: PayoutRunsWorker,
+  reconciler: PayoutReconciler,
+): PayoutsHealthSource {
   return {
     component: 'payout-runs',
     ping: () => pingQueue(runs.queue),
@@ -13,7 +18,7 @@ export function payoutRunsHealthSource(runs: PayoutRunsService, worker: PayoutRu
         queueFigures(runs.queue, worker.running),
         runs.store.unknown(0, 1),
       ]);
-      return { ...figures, parked: unknown.total };
+      return { ...figures, parked: unknown.total, reconciled: { ...reconciler.counts } };
     },
     worker: () => workerState(worker.running),
   };

@@ -2,6 +2,7 @@ import { type DynamicModule, type InjectionToken, Module, type ModuleMetadata, t
 import { DiscoveryModule, DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
 import { DEFAULT_PAYOUTS_ACCOUNT, getPayoutsHealthSourceToken, PayoutsConfigError } from '../index.js';
 import { payoutRunsHealthSource } from './payout-runs-health-source.js';
+import { PayoutReconciler } from './payout-reconciler.js';
 import {
   type PayoutRunsConfig,
   type PayoutRunsOptions,
@@ -93,8 +94,14 @@ function build(
         ) => new PayoutRunsWorker(resolved, runs, moduleRef, discovery, scanner),
       },
       {
+        provide: PayoutReconciler,
+        inject: [RUNS_CONFIG, serviceToken, ModuleRef],
+        useFactory: (resolved: PayoutRunsConfig, runs: PayoutRunsService, moduleRef: ModuleRef) =>
+          new PayoutReconciler(resolved, runs, moduleRef),
+      },
+      {
         provide: healthToken,
-        inject: [serviceToken, PayoutRunsWorker],
+        inject: [serviceToken, PayoutRunsWorker, PayoutReconciler],
         useFactory: payoutRunsHealthSource,
       },
     ],
