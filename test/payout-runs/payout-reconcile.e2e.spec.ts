@@ -82,10 +82,12 @@ describeWithRedis('unknown outcomes reconciled by a lookup', () => {
     const done = await eventually(
       async () => {
         const progress = await started.runs.progress('reconcile');
-        return progress?.counts.sent === ids.length ? progress : undefined;
+        return progress?.counts.sent === ids.length && started.results.sent.length === ids.length
+          ? progress
+          : undefined;
       },
       60_000,
-      'every payout is sent',
+      'every payout is sent and its sent handler has run',
     );
 
     expect(done.counts).toMatchObject({ queued: 0, sending: 0, retrying: 0, sent: 200, refused: 0, unknown: 0 });
@@ -111,6 +113,7 @@ describeWithRedis('unknown outcomes reconciled by a lookup', () => {
       failed: 0,
       givenUp: 0,
     });
+    mock.assertNoSecretIn(started.logger.lines);
   });
 
   it('leaves the payouts parked while the lookup is unavailable, and reports them in the figures and the error log', async () => {
@@ -153,6 +156,7 @@ describeWithRedis('unknown outcomes reconciled by a lookup', () => {
     ).toHaveLength(2);
     expect(started.results.sent).toEqual([]);
     expect(mock.payouts.size).toBe(2);
+    mock.assertNoSecretIn(started.logger.lines);
   });
 
   it('never resolves one payout twice when two instances sweep at once', async () => {
@@ -177,11 +181,13 @@ describeWithRedis('unknown outcomes reconciled by a lookup', () => {
       ids.map((id) => payout(id)),
       { runId: 'twice' },
     );
+    // The state is sent before the sent handlers run: wait for the handlers.
     await eventually(
-      async () => ((await first.runs.progress('twice'))?.counts.sent === ids.length ? true : undefined),
+      async () => (first.results.sent.length + second.results.sent.length === ids.length ? true : undefined),
       60_000,
-      'every payout is sent',
+      'every sent handler has run',
     );
+    expect((await first.runs.progress('twice'))!.counts).toMatchObject({ sent: ids.length, unknown: 0 });
 
     const sent = [...first.results.sent, ...second.results.sent].map((result) => result.requestId);
     expect(sent.sort()).toEqual([...ids].sort());
