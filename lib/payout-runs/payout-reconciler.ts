@@ -92,7 +92,8 @@ export class PayoutReconciler implements OnApplicationBootstrap, OnModuleDestroy
           if (this.stopped || !(await store.sweepLock('renew', token, leaseMs))) return;
           const outcome = await this.settle(requestId, reconcile, payouts);
           if (outcome === 'too-recent') return;
-          if (outcome === 'parked') offset += 1;
+          // A resolved payout has left the list; anything else is still in it (an entry whose record expired too).
+          if (outcome !== 'resolved') offset += 1;
         }
       }
     } finally {
@@ -100,7 +101,7 @@ export class PayoutReconciler implements OnApplicationBootstrap, OnModuleDestroy
     }
   }
 
-  /** Looks one payout up and acts on the answer; `parked` when it stays in the list. */
+  /** Looks one payout up and acts on the answer; `resolved` when it has left the list. */
   private async settle(
     requestId: string,
     reconcile: PayoutReconcileConfig,

@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import {
   type CreatePayoutRequest,
@@ -157,6 +158,36 @@ describeWithRedis('unknown outcomes reconciled by a lookup', () => {
     expect(started.results.sent).toEqual([]);
     expect(mock.payouts.size).toBe(2);
     mock.assertNoSecretIn(started.logger.lines);
+  });
+
+  it('passes over an entry of the unknown list whose record has expired, and settles the payouts after it', async () => {
+    mock = await MockPayoutsApi.start({ apiKey: API_KEY, accessToken: ACCESS_TOKEN });
+    mock.fail({ when: { method: 'POST' }, times: 1 }, MockFault.resetAfterCommit());
+    const prefix = `reconcile${++prefixes}`;
+    const client = new Redis(redis.port, '127.0.0.1');
+    // Older than any payout: a record that expired (or was deleted) while its entry stayed in the list.
+    await client.zadd(`${prefix}:payout-runs:runs:unknown`, 0, 'expired-1');
+    const started = await start(prefix, { lookup: statusLookup, settleAfterMs: 0, sweepEveryMs: 100 });
+
+    await started.runs.enqueue([payout('after-1')], { runId: 'expired' });
+    await eventually(
+      async () => (started.results.sent.length === 1 ? true : undefined),
+      30_000,
+      'the payout after the expired entry is settled',
+    );
+
+    expect(started.results.sent.map((result) => result.requestId)).toEqual(['after-1']);
+    expect(started.logger.lines.filter((line) => line.includes('resolved as sent by reconcile'))).toHaveLength(1);
+    // The sweep ends, and lets go of its lock, rather than reading the expired entry again and again.
+    try {
+      await eventually(
+        async () => ((await client.exists(`${prefix}:payout-runs:runs:sweep-lock`)) === 0 ? true : undefined),
+        10_000,
+        'the sweep lets go of its lock',
+      );
+    } finally {
+      client.disconnect();
+    }
   });
 
   it('never resolves one payout twice when two instances sweep at once', async () => {
