@@ -242,6 +242,20 @@ describeWithRedis('health checks for @nestjs/terminus, over HTTP', () => {
     expect((await get('/health/ready')).status).toBe(200);
   });
 
+  it('reports a rate-limit pause without going down', async () => {
+    const { runs } = await start();
+    // What a 429 does: the account's queue pauses for the time the provider asked.
+    await runs.queue.rateLimit(60_000);
+
+    const ready = await get('/health/ready');
+    expect(ready.status).toBe(200);
+    const part = ready.body.info.payouts['payout-runs'];
+    expect(part.status).toBe('up');
+    expect(part.rateLimitedForMs).toBeGreaterThan(0);
+    expect(part.rateLimitedForMs).toBeLessThanOrEqual(60_000);
+    expect(ready.body.info.payouts.problems).toBeUndefined();
+  });
+
   it('is down when the last access-token fetch failed, naming neither the token nor the error', async () => {
     const { payouts } = await start();
     settings.tokenFails = true;
