@@ -68,6 +68,10 @@ export class PayoutsHealthIndicator {
       }),
     );
     const service = this.find<PayoutsService>(getPayoutsServiceToken(account));
+    // A mistyped account must not pass for a healthy one with nothing to check.
+    if (!(service instanceof PayoutsService)) {
+      problems.push(`account: the app has no PayoutsModule registration named '${printable(account)}'`);
+    }
     const lastFetch = service instanceof PayoutsService ? service.lastAccessTokenFetch : undefined;
     const accessToken = lastFetch && {
       lastFetch: lastFetch.ok ? 'ok' : 'failed',

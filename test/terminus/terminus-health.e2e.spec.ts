@@ -36,6 +36,12 @@ class HealthController {
     return this.health.check([() => this.payouts.workers()]);
   }
 
+  @Get('mistyped')
+  @HealthCheck()
+  mistyped() {
+    return this.health.check([() => this.payouts.check('payouts', { account: 'europe' })]);
+  }
+
   @Get('ready')
   @HealthCheck()
   ready() {
@@ -240,6 +246,18 @@ describeWithRedis('health checks for @nestjs/terminus, over HTTP', () => {
 
     settings.thresholds = { payoutsFailed: 1, payoutsParked: 2 };
     expect((await get('/health/ready')).status).toBe(200);
+  });
+
+  it('is down for an account the app does not register, rather than up with nothing checked', async () => {
+    await start();
+
+    const down = await get('/health/mistyped');
+    expect(down.status).toBe(503);
+    expect(down.body.details.payouts).toEqual({
+      status: 'down',
+      account: 'europe',
+      problems: ["account: the app has no PayoutsModule registration named 'europe'"],
+    });
   });
 
   it('reports a rate-limit pause without going down', async () => {
