@@ -25,13 +25,14 @@ export async function pingQueue(queue: object): Promise<void> {
 export async function queueFigures(queue: object, worker: object | undefined): Promise<PayoutsQueueFigures> {
   const bull = queue as QueueLike;
   const [counts, paused, ttl] = await Promise.all([
-    bull.getJobCounts('waiting', 'delayed', 'prioritized', 'failed'),
+    bull.getJobCounts('waiting', 'paused', 'delayed', 'prioritized', 'failed'),
     bull.isPaused(),
     bull.getRateLimitTtl(),
   ]);
   const state = workerState(worker);
   return {
-    backlog: (counts.waiting ?? 0) + (counts.delayed ?? 0) + (counts.prioritized ?? 0),
+    // bullmq 5 keeps the waiting jobs of a paused queue in a list of their own.
+    backlog: (counts.waiting ?? 0) + (counts.paused ?? 0) + (counts.delayed ?? 0) + (counts.prioritized ?? 0),
     failed: counts.failed ?? 0,
     paused,
     rateLimitedForMs: Math.max(0, ttl),

@@ -3,7 +3,7 @@ export type PayoutsHealthComponent = 'dedupe-store' | 'notifications-queue' | 'p
 
 /** What a queue reports to a health check: its figures, never a connection detail. */
 export interface PayoutsQueueFigures {
-  /** Jobs waiting, delayed or prioritised: not yet taken by a worker. */
+  /** Jobs waiting (in a paused queue too), delayed or prioritised: not yet taken by a worker. */
   readonly backlog: number;
   /** Jobs that failed for good (the dead-letter set). */
   readonly failed: number;

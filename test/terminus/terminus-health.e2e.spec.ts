@@ -260,6 +260,24 @@ describeWithRedis('health checks for @nestjs/terminus, over HTTP', () => {
     });
   });
 
+  it('is down while the payout queue is paused, counting what waits in it', async () => {
+    const { runs } = await start();
+    await runs.queue.pause();
+    await runs.enqueue([payout('paused-1'), payout('paused-2')], { runId: 'paused' });
+
+    const down = await get('/health/ready');
+    expect(down.status).toBe(503);
+    expect(down.body.details.payouts['payout-runs']).toMatchObject({ status: 'up', paused: true, backlog: 2 });
+    expect(down.body.details.payouts.problems).toEqual(['payout-runs: the queue is paused']);
+
+    await runs.queue.resume();
+    await eventually(
+      async () => ((await get('/health/ready')).status === 200 ? true : undefined),
+      20_000,
+      'up once resumed',
+    );
+  });
+
   it('reports a rate-limit pause without going down', async () => {
     const { runs } = await start();
     // What a 429 does: the account's queue pauses for the time the provider asked.
