@@ -99,6 +99,9 @@ export class PayoutsHealthIndicator {
   ): Promise<HealthIndicatorResult> {
     const { account = DEFAULT_PAYOUTS_ACCOUNT } = resolvePayoutsHealthOptions(options);
     const stopped: string[] = [];
+    if (!(this.find<PayoutsService>(getPayoutsServiceToken(account)) instanceof PayoutsService)) {
+      stopped.push(`account: the app has no PayoutsModule registration named '${printable(account)}'`);
+    }
     const data: Record<string, unknown> = { account };
     for (const component of COMPONENTS) {
       const worker = this.find<PayoutsHealthSource>(getPayoutsHealthSourceToken(component, account))?.worker?.();

@@ -39,7 +39,10 @@ class HealthController {
   @Get('mistyped')
   @HealthCheck()
   mistyped() {
-    return this.health.check([() => this.payouts.check('payouts', { account: 'europe' })]);
+    return this.health.check([
+      () => this.payouts.check('payouts', { account: 'europe' }),
+      () => this.payouts.workers('payouts-workers', { account: 'europe' }),
+    ]);
   }
 
   @Get('ready')
@@ -254,6 +257,11 @@ describeWithRedis('health checks for @nestjs/terminus, over HTTP', () => {
     const down = await get('/health/mistyped');
     expect(down.status).toBe(503);
     expect(down.body.details.payouts).toEqual({
+      status: 'down',
+      account: 'europe',
+      problems: ["account: the app has no PayoutsModule registration named 'europe'"],
+    });
+    expect(down.body.details['payouts-workers']).toEqual({
       status: 'down',
       account: 'europe',
       problems: ["account: the app has no PayoutsModule registration named 'europe'"],
