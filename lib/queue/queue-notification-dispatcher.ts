@@ -1,4 +1,5 @@
 import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
+import { pingQueue, queueFigures, workerState } from '../common/bullmq-queue-health.js';
 import { Queue, Worker } from 'bullmq';
 import { stackOf } from '../common/error-stack.js';
 import { withDeadline } from '../common/with-deadline.js';
@@ -10,6 +11,7 @@ import {
   type NotificationDispatchOutcome,
   NotificationEnqueueError,
   type NotificationTrace,
+  type PayoutsHealthSource,
 } from '../index.js';
 import {
   NOTIFICATION_JOB_NAME,
@@ -44,6 +46,13 @@ export class QueueNotificationDispatcher
   readonly queue: Queue;
   private worker: Worker | undefined;
   private readonly running = new RunningJobs();
+  /** What health checks ask: a `PING` on the producer's connection, and the queue's figures. */
+  readonly health: PayoutsHealthSource = {
+    component: 'notifications-queue',
+    ping: () => pingQueue(this.queue),
+    figures: () => queueFigures(this.queue, this.worker),
+    worker: () => workerState(this.worker),
+  };
 
   constructor(
     private readonly host: NotificationDispatcherHost,

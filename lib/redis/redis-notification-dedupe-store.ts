@@ -5,6 +5,7 @@ import {
   type NotificationHandlerRecord,
   type NotificationRecordedClaim,
   PayoutsConfigError,
+  type PayoutsHealthSource,
   RedisDedupeStoreError,
   type RedisDedupeStoreOperation,
 } from '../index.js';
@@ -51,6 +52,13 @@ export class RedisNotificationDedupeStore implements NotificationDedupeStore, On
   readonly #leaseMs: string;
   readonly #handledTtlMs: string;
   readonly #commandTimeoutMs: number;
+  /** What health checks ask: a `PING` on the client the store was given. */
+  readonly health: PayoutsHealthSource = {
+    component: 'dedupe-store',
+    ping: async () => {
+      await this.#redis.serverCommand(['PING']);
+    },
+  };
 
   constructor(client: RedisClientLike, options?: RedisNotificationDedupeStoreOptions) {
     const redis = redisCommandSender(client);

@@ -150,6 +150,22 @@ describe('the packed package in a consumer app without the optional add-ons', ()
     },
   );
 
+  it.each([
+    ['module', `await import('nestjs-payouts/terminus')`],
+    ['commonjs', `require('nestjs-payouts/terminus')`],
+  ] as const)(
+    'refuses nestjs-payouts/terminus by %s, naming @nestjs/terminus and the install command',
+    async (type, load) => {
+      const run = await runNodeProcess(
+        [`--input-type=${type}`, '-e', `try { ${load}; } catch (error) { console.log(error.message); }`],
+        { cwd: consumer, timeoutMs: 20_000 },
+      );
+      expect(run.stdout).toBe(
+        'nestjs-payouts/terminus needs the @nestjs/terminus package: npm install @nestjs/terminus\n',
+      );
+    },
+  );
+
   it('runs the CLI without bullmq, whose queue command says what to install', async () => {
     const cli = join(consumer, 'node_modules', 'nestjs-payouts', 'dist', 'cli.js');
     const help = await runNodeProcess([cli, '--help'], { cwd: consumer, timeoutMs: 20_000 });
