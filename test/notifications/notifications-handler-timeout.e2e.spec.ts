@@ -97,7 +97,11 @@ describe.each(ADAPTERS)('handler time limit on %s', (adapter) => {
     const body = cardAdded();
     expect((await send(body)).status).toBe(500);
     gate.resolve();
-    await until(() => logger.messages('warn').some((line) => line.includes('released: a re-send runs again only those that did not succeed')));
+    await until(() =>
+      logger
+        .messages('warn')
+        .some((line) => line.includes('released: a re-send runs again only those that did not succeed')),
+    );
 
     events.behaviour = () => undefined;
     const resent = await send(body);
