@@ -112,9 +112,8 @@ export class RedisNotificationDedupeStore implements NotificationDedupeStore, On
     }
   }
 
-  async claim(key: string, claimId?: string): Promise<NotificationClaim> {
-    const claim = await this.claimWithRecord(key, claimId);
-    return typeof claim === 'string' ? claim : claim.claim;
+  claim(key: string, claimId?: string): Promise<NotificationClaim> {
+    return this.claimWithRecord(key, claimId).then(claimOf);
   }
 
   /**
@@ -126,8 +125,7 @@ export class RedisNotificationDedupeStore implements NotificationDedupeStore, On
     const claimValue = CLAIM_VALUE_PREFIX + (claimId ?? '');
     let reply: string;
     try {
-      const args = [claimValue, this.#leaseMs, this.#handledTtlMs];
-      reply = String(await this.#send('claim', this.#claimUnlessPreviouslyHeld(key, redisKey, args)));
+      reply = String(await this.#send('claim', this.#claimUnlessPreviouslyHeld(key, redisKey, claimValue)));
       if (!CLAIMS.includes(reply) && !reply.startsWith(CLAIMED_WITH_RECORD_PREFIX)) {
         throw new RedisDedupeStoreError('claim', 'error', 'unexpected reply from Redis');
       }
@@ -147,14 +145,16 @@ export class RedisNotificationDedupeStore implements NotificationDedupeStore, On
    * (or is handling, during a rolling upgrade) is not run again. Two commands, as the keys may be on two nodes of a
    * cluster; both within one `commandTimeoutMs`.
    */
-  async #claimUnlessPreviouslyHeld(key: string, redisKey: string, claimArgs: string[]): Promise<unknown> {
+  #claimUnlessPreviouslyHeld(key: string, redisKey: string, claimValue: string): Promise<unknown> {
     const previousKey = this.#previousKeyOf(key, redisKey);
-    if (previousKey !== undefined) {
-      const previous = await this.#redis.keyCommand(previousKey, ['GET', previousKey]);
+    const claim = () => this.#runScript(CLAIM_SCRIPT, redisKey, claimValue, this.#leaseMs, this.#handledTtlMs);
+    // The usual key, without `*`, has no other spelling: the script alone, in one round trip.
+    if (previousKey === undefined) return claim();
+    return this.#redis.keyCommand(previousKey, ['GET', previousKey]).then((previous) => {
       if (previous === HANDLED_VALUE) return 'handled';
       if (typeof previous === 'string' && previous.startsWith(CLAIM_VALUE_PREFIX)) return 'in-progress';
-    }
-    return this.#runScript(CLAIM_SCRIPT, redisKey, claimArgs);
+      return claim();
+    });
   }
 
   /** Marks the notification handled whatever holds its key, even after this delivery's claim expired. */
@@ -181,7 +181,7 @@ export class RedisNotificationDedupeStore implements NotificationDedupeStore, On
   }
 
   #release(redisKey: string, claimValue: string, record: string): Promise<unknown> {
-    return this.#runScript(RELEASE_SCRIPT, redisKey, [claimValue, record, this.#handledTtlMs]);
+    return this.#runScript(RELEASE_SCRIPT, redisKey, claimValue, record, this.#handledTtlMs);
   }
 
   /** One operation within `commandTimeoutMs`; any failure becomes a `RedisDedupeStoreError`. */
@@ -198,15 +198,22 @@ export class RedisNotificationDedupeStore implements NotificationDedupeStore, On
     }
   }
 
-  /** `EVALSHA`, and `EVAL` when the server answers `NOSCRIPT` (its script cache was flushed, or it restarted). */
-  async #runScript(script: RedisScript, redisKey: string, args: string[]): Promise<unknown> {
-    try {
-      return await this.#redis.keyCommand(redisKey, ['EVALSHA', script.sha1, '1', redisKey, ...args]);
-    } catch (error) {
-      if (!messageOf(error).startsWith('NOSCRIPT')) throw error;
-      return this.#redis.keyCommand(redisKey, ['EVAL', script.source, '1', redisKey, ...args]);
-    }
+  /**
+   * `EVALSHA`, and `EVAL` when the server answers `NOSCRIPT` (its script cache was flushed, or it restarted). The
+   * script's three arguments are passed one by one, so the command's array is built once.
+   */
+  #runScript(script: RedisScript, redisKey: string, arg1: string, arg2: string, arg3: string): Promise<unknown> {
+    return this.#redis
+      .keyCommand(redisKey, ['EVALSHA', script.sha1, '1', redisKey, arg1, arg2, arg3])
+      .catch((error: unknown) => {
+        if (!messageOf(error).startsWith('NOSCRIPT')) throw error;
+        return this.#redis.keyCommand(redisKey, ['EVAL', script.source, '1', redisKey, arg1, arg2, arg3]);
+      });
   }
+}
+
+function claimOf(claim: NotificationRecordedClaim): NotificationClaim {
+  return typeof claim === 'string' ? claim : claim.claim;
 }
 
 function parseJson(text: string): unknown {
