@@ -10,6 +10,7 @@ import {
 } from '../index.js';
 import { readHandlerRecord } from '../common/notification-handler-record.js';
 import {
+  CLAIM_AFTER_PREVIOUS_KEY_SCRIPT,
   CLAIM_SCRIPT,
   CLAIM_VALUE_PREFIX,
   CLAIMED_WITH_RECORD_PREFIX,
@@ -38,9 +39,10 @@ function percentEncoded(character: string): string {
  * A dedupe store that several instances share, on Redis: one key per notification, `<prefix>n:<dedupe key>` (glob
  * characters encoded, see `keyOf`), holding `claim:<claim id>` while a delivery runs the handlers (expiring after the
  * lease) and then `handled` (expiring after `handledTtlMs`); after a failure in which some handlers succeeded, their
- * record (see `dedupe-scripts.ts`). Every operation is one single-key command or script, so it is atomic, takes one
- * round trip and works on Redis Cluster (a claim of a key with `*` first reads the previous release's spelling of it);
- * expiries and leases are measured by the server, so the instances' clocks do not matter.
+ * record (see `dedupe-scripts.ts`). Every operation is one command or script, so it is atomic, takes one round trip
+ * and works on Redis Cluster (a claim of a key with `*` also reads the previous release's spelling of it: in its
+ * script on one server, with a `GET` of its own first on a cluster); expiries and leases are measured by the server,
+ * so the instances' clocks do not matter.
  *
  * It takes a client that is already connected, and never connects, quits or configures it.
  */
@@ -142,18 +144,23 @@ export class RedisNotificationDedupeStore implements NotificationDedupeStore, On
 
   /**
    * The claim script, after a look at the key of the previous release when it differs: a notification it handled
-   * (or is handling, during a rolling upgrade) is not run again. Two commands, as the keys may be on two nodes of a
-   * cluster; both within one `commandTimeoutMs`.
+   * (or is handling, during a rolling upgrade) is not run again. On one server both keys go to one script, in one
+   * round trip; on a cluster, where they may be on two nodes, the old key is read first with a `GET` of its own (both
+   * within one `commandTimeoutMs`).
    */
   #claimUnlessPreviouslyHeld(key: string, redisKey: string, claimValue: string): Promise<unknown> {
     const previousKey = this.#previousKeyOf(key, redisKey);
-    const claim = () => this.#runScript(CLAIM_SCRIPT, redisKey, claimValue, this.#leaseMs, this.#handledTtlMs);
-    // The usual key, without `*`, has no other spelling: the script alone, in one round trip.
-    if (previousKey === undefined) return claim();
+    const leaseMs = this.#leaseMs;
+    const handledTtlMs = this.#handledTtlMs;
+    // The usual key, without `*`, has no other spelling: the script alone.
+    if (previousKey === undefined) return this.#runScript(CLAIM_SCRIPT, redisKey, claimValue, leaseMs, handledTtlMs);
+    if (!this.#redis.cluster) {
+      return this.#runScript(CLAIM_AFTER_PREVIOUS_KEY_SCRIPT, redisKey, claimValue, leaseMs, handledTtlMs, previousKey);
+    }
     return this.#redis.keyCommand(previousKey, ['GET', previousKey]).then((previous) => {
       if (previous === HANDLED_VALUE) return 'handled';
       if (typeof previous === 'string' && previous.startsWith(CLAIM_VALUE_PREFIX)) return 'in-progress';
-      return claim();
+      return this.#runScript(CLAIM_SCRIPT, redisKey, claimValue, leaseMs, handledTtlMs);
     });
   }
 
@@ -199,16 +206,25 @@ export class RedisNotificationDedupeStore implements NotificationDedupeStore, On
   }
 
   /**
-   * `EVALSHA`, and `EVAL` when the server answers `NOSCRIPT` (its script cache was flushed, or it restarted). The
-   * script's three arguments are passed one by one, so the command's array is built once.
+   * `EVALSHA`, and `EVAL` when the server answers `NOSCRIPT` (its script cache was flushed, or it restarted), on
+   * `redisKey` (and `secondKey`, on the same server) with the script's three arguments.
    */
-  #runScript(script: RedisScript, redisKey: string, arg1: string, arg2: string, arg3: string): Promise<unknown> {
-    return this.#redis
-      .keyCommand(redisKey, ['EVALSHA', script.sha1, '1', redisKey, arg1, arg2, arg3])
-      .catch((error: unknown) => {
-        if (!messageOf(error).startsWith('NOSCRIPT')) throw error;
-        return this.#redis.keyCommand(redisKey, ['EVAL', script.source, '1', redisKey, arg1, arg2, arg3]);
-      });
+  #runScript(
+    script: RedisScript,
+    redisKey: string,
+    arg1: string,
+    arg2: string,
+    arg3: string,
+    secondKey?: string,
+  ): Promise<unknown> {
+    const command = (name: string, scriptArg: string) =>
+      secondKey === undefined
+        ? [name, scriptArg, '1', redisKey, arg1, arg2, arg3]
+        : [name, scriptArg, '2', redisKey, secondKey, arg1, arg2, arg3];
+    return this.#redis.keyCommand(redisKey, command('EVALSHA', script.sha1)).catch((error: unknown) => {
+      if (!messageOf(error).startsWith('NOSCRIPT')) throw error;
+      return this.#redis.keyCommand(redisKey, command('EVAL', script.source));
+    });
   }
 }
 
