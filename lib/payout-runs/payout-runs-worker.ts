@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import type { DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
 import type { Worker } from 'bullmq';
+import { throttledErrorLog } from '../common/throttled-error-log.js';
 import { withDeadline } from '../common/with-deadline.js';
 import { getPayoutsServiceToken, PayoutsConfigError, PayoutsService } from '../index.js';
 import { bullmq } from './bullmq-runtime.js';
@@ -80,7 +81,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
       stalledInterval: lockDurationMs,
       maxStalledCount: 10,
     });
-    worker.on('error', (error) => this.logger.error(`Worker of queue ${queue.name}: ${error.message}`));
+    worker.on('error', throttledErrorLog(this.logger, `Worker of queue ${queue.name}`));
     worker.on('failed', (job, error) => {
       if (!job) return;
       const data = readPayoutJobData(job.data);

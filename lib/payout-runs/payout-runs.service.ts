@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Logger, type LoggerService, type OnApplicationShutdown } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { printable } from '../common/printable.js';
+import { throttledErrorLog } from '../common/throttled-error-log.js';
 import { withDeadline } from '../common/with-deadline.js';
 import {
   type CreatePayoutRequest,
@@ -84,7 +85,7 @@ export class PayoutRunsService implements OnApplicationShutdown {
       connection: config.connection,
       prefix: config.prefix,
     });
-    this.queue.on('error', (error) => this.logger.error(`Queue ${this.queue.name}: ${error.message}`));
+    this.queue.on('error', throttledErrorLog(this.logger, `Queue ${this.queue.name}`));
     this.store = new PayoutStateStore(this.queue, config.dedupeWindowMs);
   }
 
