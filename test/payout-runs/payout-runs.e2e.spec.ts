@@ -65,14 +65,23 @@ describeWithRedis('payout runs in one app', () => {
     queues.push(queue);
     return { ...started, queue };
   };
+  /**
+   * The run has nothing pending and its handlers have had each outcome: `completedAt` is set when the last outcome is
+   * stored, before the handlers of that payout run.
+   */
   const untilDone = (app: RunsApp, runId: string) =>
     eventually(
       async () => {
         const progress = await app.runs.progress(runId);
-        return progress?.completedAt ? progress : undefined;
+        if (!progress?.completedAt) return undefined;
+        const { sent, refused, unknown } = app.results;
+        const handled = [...sent, ...refused, ...unknown].filter((result) => result.runId === runId).length;
+        const outcomes = progress.counts.sent + progress.counts.refused + progress.counts.unknown;
+        const completedHandled = app.results.completed.some((summary) => summary.runId === runId);
+        return handled >= outcomes && completedHandled ? progress : undefined;
       },
       15_000,
-      `run ${runId} completes`,
+      `run ${runId} completes and its handlers have run`,
     );
 
   it('queues each request_id once: the same run again adds nothing, a changed body is refused and the job keeps the original', async () => {
