@@ -20,7 +20,7 @@ import type { PayoutRunsService } from './payout-runs.service.js';
 /**
  * The worker of an account's runs, on instances with `worker: true`: it starts once every module is initialised (the
  * handlers discovered), and on shutdown stops taking payouts and lets the ones being sent finish, up to
- * `shutdownTimeoutMs`. Import `PayoutRunsModule` after `PayoutsModule`, so that Nest closes it first.
+ * `shutdownTimeoutMs`: in `onModuleDestroy()`, before the client (`onApplicationShutdown()`) and the run's queue close.
  */
 export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('PayoutRuns');
@@ -36,7 +36,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
   ) {}
 
   /** The account must be a `PayoutsModule` registration of the app, whichever module imports it. */
-  onModuleInit(): void {
+  async onModuleInit(): Promise<void> {
     const token = getPayoutsServiceToken(this.runs.account) as Type<PayoutsService> | string;
     let payouts: unknown;
     try {
@@ -45,6 +45,9 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
       payouts = undefined;
     }
     if (!(payouts instanceof PayoutsService)) {
+      // Nest calls no shutdown hook after a failed bootstrap: the queue's connection would keep the process alive.
+      const { queue } = this.runs;
+      await withDeadline(queue.close(), 1000, () => new Error('timeout')).catch(() => queue.disconnect());
       throw new PayoutsConfigError(
         'account',
         `the name of a PayoutsModule registration of the app, but there is none named '${this.runs.account}'`,
