@@ -7,11 +7,13 @@ import {
 } from '@nestjs/common';
 import type { DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
 import type { Worker } from 'bullmq';
+import { stackOf } from '../common/error-stack.js';
 import { throttledErrorLog } from '../common/throttled-error-log.js';
 import { withDeadline } from '../common/with-deadline.js';
 import { getPayoutsServiceToken, PayoutsConfigError, PayoutsService } from '../index.js';
 import { bullmq } from './bullmq-runtime.js';
-import { readPayoutJobData } from './payout-job.js';
+import { INTERRUPTED } from './payout-attempt-verdict.js';
+import { type PayoutJobData, readPayoutJobData } from './payout-job.js';
 import { createPayoutRunProcessor, type PayoutJobResult, subject } from './payout-run-processor.js';
 import { explorePayoutRunHandlers } from './payout-run-handlers.explorer.js';
 import { RUNS_OWNER, type PayoutRunsConfig } from './payout-runs-options.js';
@@ -89,6 +91,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
       if (!job) return;
       const data = readPayoutJobData(job.data);
       const what = data ? subject(data) : `Job ${job.id}`;
+      if (data && job.deferredFailure !== undefined) this.parkStalled(data, what);
       const final = job.attemptsMade >= (job.opts.attempts ?? 1) || error.name === 'UnrecoverableError';
       if (final) {
         this.logger.error(`${what} failed for good: ${error.message}. Job ${job.id} stays in the failed set`);
@@ -97,6 +100,20 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
       }
     });
     this.worker = worker;
+  }
+
+  /**
+   * BullMQ fails a job that stalled more than `maxStalledCount` times without running it again: its marker, if one
+   * was written, would leave the payout counted as sending for ever, though it may have been sent. Parked as unknown.
+   */
+  private parkStalled(data: PayoutJobData, what: string): void {
+    const { request, runId } = data;
+    this.runs.store.settle(request.request_id, runId, '*', 'unknown', { error: INTERRUPTED }).then(
+      (settled) => {
+        if (settled !== 'lost') this.logger.warn(`${what} stalled too often; parked as unknown, not sent again`);
+      },
+      (error: unknown) => this.logger.error(`${what} stalled too often and could not be parked: ${stackOf(error)}`),
+    );
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -18,7 +18,7 @@ import { RecordingLogger } from '../recording-logger.js';
 export const API_KEY = 'runs-api-key-3f9d1c';
 export const ACCESS_TOKEN = 'runs-access-token-8a2e4b';
 
-/** Records what the result handlers receive; `failSent` makes the sent handler throw that many times first. */
+/** Records what the result handlers receive; `failSent` (`failUnknown`) makes that handler throw that many times first. */
 @Injectable()
 export class RecordedResults {
   readonly sent: PayoutRunResult[] = [];
@@ -26,6 +26,7 @@ export class RecordedResults {
   readonly unknown: PayoutRunResult[] = [];
   readonly completed: PayoutRunSummary[] = [];
   failSent = 0;
+  failUnknown = 0;
 
   @OnPayoutSent()
   onSent(result: PayoutRunResult): void {
@@ -43,6 +44,10 @@ export class RecordedResults {
 
   @OnPayoutOutcomeUnknown()
   onUnknown(result: PayoutRunResult): void {
+    if (this.failUnknown > 0) {
+      this.failUnknown -= 1;
+      throw new Error('the ledger is away');
+    }
     this.unknown.push(result);
   }
 
