@@ -125,11 +125,18 @@ export class PayoutRunsService implements OnApplicationShutdown {
     // Every item claimed before any job is added, so that no payout completes the run before the rest is counted.
     const jobs: { name: string; data: PayoutJobData; opts: object }[] = [];
     for (let start = 0; start < items.length; start += CHUNK) {
-      const claims = items.slice(start, start + CHUNK).map(async (request, offset) => {
-        const index = start + offset;
-        if (results[index]) return;
+      const pending = items
+        .slice(start, start + CHUNK)
+        .map((request, offset) => ({ request, index: start + offset }))
+        .filter(({ index }) => !results[index]);
+      if (pending.length === 0) continue;
+      const claims = await this.store.claim(
+        runId,
+        pending.map(({ request }) => ({ requestId: request.request_id, fingerprint: payoutFingerprint(request) })),
+      );
+      pending.forEach(({ request, index }, position) => {
+        const claim = claims[position]!;
         const requestId = request.request_id;
-        const claim = await this.store.claim(requestId, runId, payoutFingerprint(request));
         if (claim.verdict === 'conflict') {
           results[index] = { index, requestId, status: 'refused', error: new PayoutRequestConflictError(requestId) };
           return;
@@ -144,7 +151,6 @@ export class PayoutRunsService implements OnApplicationShutdown {
         // changes nothing).
         if (claim.state === 'queued') jobs.push(this.job(request, claim.runId));
       });
-      await Promise.all(claims);
     }
     for (let start = 0; start < jobs.length; start += CHUNK) {
       await this.queue.addBulk(jobs.slice(start, start + CHUNK));
