@@ -3,6 +3,7 @@ import 'reflect-metadata';
 export { PayoutsModule } from './payouts.module.js';
 export { InjectPayouts } from './accounts/inject-payouts.decorator.js';
 export { getPayoutsServiceToken } from './accounts/payouts-service.token.js';
+export { getPayoutsInstrumentationToken } from './accounts/payouts-instrumentation.token.js';
 export { DEFAULT_PAYOUTS_ACCOUNT } from './payouts.constants.js';
 export type { PayoutsModuleAsyncOptions, PayoutsModuleForRootOptions } from './payouts.module-definition.js';
 export type {
@@ -91,6 +92,7 @@ export type { PayoutsEventListener } from './common/events/payouts-event-emitter
 export type {
   PayoutsEvents,
   PayoutsNotificationEvent,
+  PayoutsPayoutRunJobEvent,
   PayoutsRequestEvent,
   PayoutsResponseEvent,
 } from './interfaces/payouts-events.interface.js';
@@ -100,6 +102,9 @@ export type {
   NotificationOutcome,
   NotificationTrace,
   NotificationTraceCarrier,
+  PayoutRunJobInfo,
+  PayoutRunJobTrace,
+  PayoutRunJobOutcome,
   PayoutsAttemptOutcome,
   PayoutsCallOperation,
   PayoutsCallTargetInfo,

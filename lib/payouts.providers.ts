@@ -44,6 +44,8 @@ export interface PayoutsRegistrationExports {
   readonly service: Type<PayoutsService> | string;
   /** Its dispatcher's queue, or `null`. */
   readonly queue: string;
+  /** Its instrumentation, for the add-ons that record on its behalf. */
+  readonly instrumentation: string;
 }
 
 /**
@@ -133,6 +135,7 @@ export function createPayoutsProviders(
     },
     NotificationReceiver,
     { provide: exported.service, useClass: PayoutsService },
+    { provide: exported.instrumentation, useExisting: PAYOUTS_INSTRUMENTATION },
   ];
 }
 

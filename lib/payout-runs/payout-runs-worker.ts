@@ -10,7 +10,13 @@ import type { Worker } from 'bullmq';
 import { stackOf } from '../common/error-stack.js';
 import { throttledErrorLog } from '../common/throttled-error-log.js';
 import { withDeadline } from '../common/with-deadline.js';
-import { getPayoutsServiceToken, PayoutsConfigError, PayoutsService } from '../index.js';
+import {
+  getPayoutsInstrumentationToken,
+  getPayoutsServiceToken,
+  PayoutsConfigError,
+  type PayoutsInstrumentation,
+  PayoutsService,
+} from '../index.js';
 import { bullmq } from './bullmq-runtime.js';
 import { INTERRUPTED } from './payout-attempt-verdict.js';
 import { type PayoutJobData, readPayoutJobData } from './payout-job.js';
@@ -57,6 +63,11 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
       );
     }
     this.payouts = payouts;
+    // Exported by the same registration: the runs record on the account's telemetry and emit its service's events.
+    this.runs.instrumentation = this.moduleRef.get<PayoutsInstrumentation>(
+      getPayoutsInstrumentationToken(this.runs.account),
+      { strict: false },
+    );
   }
 
   onApplicationBootstrap(): void {
@@ -75,6 +86,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
       payouts: this.payouts!,
       handlers,
       logger: this.logger,
+      instrumentation: this.runs.instrumentation,
     });
     const worker = new bullmq.Worker<unknown, PayoutJobResult>(queue.name, processor, {
       connection,
@@ -110,6 +122,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
     const { request, runId } = data;
     this.runs.store.settle(request.request_id, runId, '*', 'unknown', { error: INTERRUPTED }).then(
       (settled) => {
+        if (settled === 'completed') this.runs.instrumentation.payoutRunCompleted?.(runId);
         if (settled !== 'lost') this.logger.warn(`${what} stalled too often; parked as unknown, not sent again`);
       },
       (error: unknown) => this.logger.error(`${what} stalled too often and could not be parked: ${stackOf(error)}`),

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Logger, type LoggerService, type OnApplicationShutdown } from '@nestjs/common';
 import type { Queue } from 'bullmq';
+import { NOOP_INSTRUMENTATION } from '../common/noop-instrumentation.js';
 import { printable } from '../common/printable.js';
 import { throttledErrorLog } from '../common/throttled-error-log.js';
 import { withDeadline } from '../common/with-deadline.js';
@@ -8,6 +9,7 @@ import {
   type CreatePayoutRequest,
   PayoutRequestConflictError,
   PayoutsCallOptionsError,
+  type PayoutsInstrumentation,
   PayoutValidationError,
 } from '../index.js';
 import { validatePayoutRequest } from '../payouts/payout-request-validator.js';
@@ -75,6 +77,8 @@ export class PayoutRunsService implements OnApplicationShutdown {
   readonly queue: Queue;
   /** @internal The state of every payout, beside the queue. */
   readonly store: PayoutStateStore;
+  /** @internal The account's instrumentation (its `PayoutsModule` registration's), set once the app is initialised. */
+  instrumentation: PayoutsInstrumentation = NOOP_INSTRUMENTATION;
 
   constructor(
     private readonly config: PayoutRunsConfig,
@@ -124,6 +128,9 @@ export class PayoutRunsService implements OnApplicationShutdown {
     }
     // Every item claimed before any job is added, so that no payout completes the run before the rest is counted.
     const jobs: { name: string; data: PayoutJobData; opts: object }[] = [];
+    // Stored only when something records traces, so that the worker's span joins the trace of this call.
+    const carrier = this.instrumentation.payoutRunCarrier?.();
+    const trace = carrier && Object.keys(carrier).length > 0 ? carrier : undefined;
     for (let start = 0; start < items.length; start += CHUNK) {
       const pending = items
         .slice(start, start + CHUNK)
@@ -149,7 +156,7 @@ export class PayoutRunsService implements OnApplicationShutdown {
         };
         // Added again while still queued: a crash between the claim and the add left no job (a second add of the id
         // changes nothing).
-        if (claim.state === 'queued') jobs.push(this.job(request, claim.runId));
+        if (claim.state === 'queued') jobs.push(this.job(request, claim.runId, trace));
       });
     }
     for (let start = 0; start < jobs.length; start += CHUNK) {
@@ -227,6 +234,7 @@ export class PayoutRunsService implements OnApplicationShutdown {
     const resolved = await this.store.resolve(requestId, record.runId, decision, resolution);
     if (resolved !== 'resolved') return resolved === 'missing' ? 'not-found' : 'not-unknown';
     await job.retry(jobState, { resetAttemptsMade: true, resetAttemptsStarted: true });
+    this.instrumentation.payoutRunResolved?.(decision);
     this.logger.log(
       `Payout ${printable(requestId)} of run ${printable(record.runId)} resolved as ${decision}` +
         `${by === undefined ? '' : ` by ${printable(by)}`}${note === undefined ? '' : `: ${printable(note)}`}` +
@@ -239,12 +247,16 @@ export class PayoutRunsService implements OnApplicationShutdown {
     await withDeadline(this.queue.close(), QUEUE_CLOSE_TIMEOUT_MS, () => new Error('timeout')).catch(() => undefined);
   }
 
-  private job(request: CreatePayoutRequest, runId: string): { name: string; data: PayoutJobData; opts: object } {
+  private job(
+    request: CreatePayoutRequest,
+    runId: string,
+    trace: PayoutJobData['trace'],
+  ): { name: string; data: PayoutJobData; opts: object } {
     const { attempts, backoffMs, dedupeWindowMs } = this.config;
     const age = Math.ceil(dedupeWindowMs / 1000);
     return {
       name: 'payout',
-      data: { request, runId },
+      data: trace === undefined ? { request, runId } : { request, runId, trace },
       opts: {
         jobId: payoutJobId(request.request_id),
         attempts,

@@ -1,6 +1,6 @@
 import { Injectable, Module, type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { type CreatePayoutRequest, PayoutsModule } from 'nestjs-payouts';
+import { type CreatePayoutRequest, PayoutsModule, type PayoutsModuleOptions } from 'nestjs-payouts';
 import {
   OnPayoutOutcomeUnknown,
   OnPayoutRefused,
@@ -65,7 +65,11 @@ export interface RunsApp {
 }
 
 /** An app with one PayoutsModule registration against `baseUrl` and its payout runs. */
-export async function startRunsApp(baseUrl: string, options: PayoutRunsOptions): Promise<RunsApp> {
+export async function startRunsApp(
+  baseUrl: string,
+  options: PayoutRunsOptions,
+  payoutsOptions: Pick<PayoutsModuleOptions, 'telemetry'> = {},
+): Promise<RunsApp> {
   @Module({
     imports: [
       PayoutsModule.forRoot({
@@ -74,6 +78,7 @@ export async function startRunsApp(baseUrl: string, options: PayoutRunsOptions):
         accessToken: ACCESS_TOKEN,
         timeoutMs: 5000,
         notifications: false,
+        ...payoutsOptions,
       }),
       PayoutRunsModule.forRoot(options),
     ],
