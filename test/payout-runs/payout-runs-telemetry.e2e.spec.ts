@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { getPayoutsServiceToken, type PayoutsPayoutRunJobEvent, type PayoutsService } from 'nestjs-payouts';
 import { payoutsOpenTelemetry } from 'nestjs-payouts/opentelemetry';
 import { registerGlobalContext, useInMemoryTelemetry } from '../opentelemetry/in-memory-telemetry.js';
+import { documentedTable } from '../opentelemetry/readme-telemetry-tables.js';
 import { eventually } from '../support/eventually.js';
 import { MockPayoutsProvider } from '../support/mock-payouts-provider.js';
 import { describeWithRedis } from '../support/redis-suite.js';
@@ -40,7 +41,9 @@ describeWithRedis('payout runs traced and counted with OpenTelemetry', () => {
           ? { kind: 'refused', status: 400 }
           : requestId === 'ot-unknown' && seenBefore === 0
             ? { kind: 'reset' }
-            : { kind: 'created' },
+            : requestId === 'ot-sent' && seenBefore === 0
+              ? { kind: 'throttled', status: 429, retryAfterSeconds: 0 }
+              : { kind: 'created' },
       { minLatencyMs: 5, maxLatencyMs: 15 },
     );
     started = await startRunsApp(
@@ -58,17 +61,22 @@ describeWithRedis('payout runs traced and counted with OpenTelemetry', () => {
     );
     parent.end();
     await eventually(
-      async () => ((await started!.runs.progress('otel-run'))?.completedAt && events.length === 3 ? true : undefined),
+      async () => ((await started!.runs.progress('otel-run'))?.completedAt && events.length === 4 ? true : undefined),
       15_000,
       'the run completes',
     );
 
     const jobs = spansNamed('payouts.run.payout');
     const outcomeOf = (span: ReadableSpan) => span.attributes['payouts.run.outcome'];
-    expect(jobs.map((span) => [span.attributes['payouts.payout.request_id'], outcomeOf(span)]).sort()).toEqual([
-      ['ot-refused', 'refused'],
-      ['ot-sent', 'sent'],
-      ['ot-unknown', 'unknown'],
+    expect(
+      jobs
+        .map((span) => [span.attributes['payouts.payout.request_id'], outcomeOf(span), span.attributes['error.type']])
+        .sort(),
+    ).toEqual([
+      ['ot-refused', 'refused', undefined],
+      ['ot-sent', 'retrying', 'RateLimitError'],
+      ['ot-sent', 'sent', undefined],
+      ['ot-unknown', 'unknown', undefined],
     ]);
     for (const job of jobs) {
       expect(job.spanContext().traceId).toBe(parent.spanContext().traceId);
@@ -81,20 +89,22 @@ describeWithRedis('payout runs traced and counted with OpenTelemetry', () => {
     }
     // The payout's call nests under its job's span.
     const calls = spansNamed('payouts.create_payout');
-    expect(calls).toHaveLength(3);
+    expect(calls).toHaveLength(4);
     for (const call of calls) {
       const job = jobs.find((span) => span.spanContext().spanId === call.parentSpanContext?.spanId);
       expect(job?.attributes['payouts.payout.request_id']).toBe(call.attributes['payouts.payout.request_id']);
     }
     expect(events.map((event) => [event.requestId, event.outcome, event.attempt, event.rejection]).sort()).toEqual([
       ['ot-refused', 'refused', 1, undefined],
+      // A 429 pause uses up no attempt.
+      ['ot-sent', 'retrying', 1, 'RateLimitError'],
       ['ot-sent', 'sent', 1, undefined],
       ['ot-unknown', 'unknown', 1, undefined],
     ]);
     expect(events.every((event) => event.account === 'default' && event.runId === 'otel-run')).toBe(true);
 
     expect(await started.runs.resolveUnknown('ot-unknown', 'absent', { by: 'ops@example.com' })).toBe('resolved');
-    await eventually(async () => (events.length === 4 ? true : undefined), 15_000, 'the payout sent again');
+    await eventually(async () => (events.length === 5 ? true : undefined), 15_000, 'the payout sent again');
 
     const metrics = await telemetry.current.metrics();
     const points = (name: string) =>
@@ -104,13 +114,27 @@ describeWithRedis('payout runs traced and counted with OpenTelemetry', () => {
         [{ 'payouts.account': 'default', 'payouts.run.outcome': 'sent' }, 2],
         [{ 'payouts.account': 'default', 'payouts.run.outcome': 'refused' }, 1],
         [{ 'payouts.account': 'default', 'payouts.run.outcome': 'unknown' }, 1],
+        [{ 'payouts.account': 'default', 'payouts.run.outcome': 'retrying' }, 1],
       ]),
     );
-    expect(points('payouts.run.payouts')).toHaveLength(3);
+    expect(points('payouts.run.payouts')).toHaveLength(4);
     expect(points('payouts.run.completions')).toEqual([[{ 'payouts.account': 'default' }, 1]]);
     expect(points('payouts.run.resolutions')).toEqual([
       [{ 'payouts.account': 'default', 'payouts.run.resolution': 'absent' }, 1],
     ]);
+
+    // The names and attribute keys are the README's.
+    const spanKeys = [...new Set(jobs.flatMap((span) => Object.keys(span.attributes)))].sort();
+    expect(spanKeys).toEqual([...documentedTable('**Payout run spans**', 3).get('payouts.run.payout')!].sort());
+    const documentedMetrics = documentedTable('**Payout run metrics**', 3);
+    expect(
+      new Map(
+        [...documentedMetrics.keys()].map((name) => [
+          name,
+          [...new Set(metrics.get(name)!.dataPoints.flatMap((point) => Object.keys(point.attributes)))].sort(),
+        ]),
+      ),
+    ).toEqual(new Map([...documentedMetrics].map(([name, keys]) => [name, [...keys].sort()])));
 
     // Nothing of the credentials nor of the beneficiary in any span or metric attribute.
     const recorded = JSON.stringify([
