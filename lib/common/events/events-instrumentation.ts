@@ -3,6 +3,7 @@ import type {
   NotificationTrace,
   NotificationTraceCarrier,
   PayoutRunJobInfo,
+  PayoutReconcileLookupAnswer,
   PayoutRunJobTrace,
   PayoutsCallOperation,
   PayoutsCallTargetInfo,
@@ -60,6 +61,14 @@ export class EventsInstrumentation implements PayoutsInstrumentation {
 
   payoutRunResolved(decision: 'sent' | 'absent'): void {
     this.inner.payoutRunResolved?.(decision);
+  }
+
+  payoutRunLookedUp(answer: PayoutReconcileLookupAnswer): void {
+    this.inner.payoutRunLookedUp?.(answer);
+  }
+
+  payoutRunGivenUp(): void {
+    this.inner.payoutRunGivenUp?.();
   }
 
   private withNotificationEvent(trace: NotificationTrace): NotificationTrace {
