@@ -153,7 +153,7 @@ export interface PayoutsInstrumentation {
   startPayoutRunJob?(carrier: NotificationTraceCarrier, info: PayoutRunJobInfo): PayoutRunJobTrace;
   /** Optional (payout runs): a run has nothing pending any more (once per run). */
   payoutRunCompleted?(runId: string): void;
-  /** Optional (payout runs): a person decided on an unknown outcome. */
+  /** Optional (payout runs): a person, or the reconcile sweep, decided on an unknown outcome. */
   payoutRunResolved?(decision: 'sent' | 'absent'): void;
   /** Optional (payout runs): the reconcile sweep looked one parked payout up, whatever then became of the answer. */
   payoutRunLookedUp?(answer: PayoutReconcileLookupAnswer): void;

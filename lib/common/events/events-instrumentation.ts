@@ -2,8 +2,8 @@ import { EMPTY_CARRIER, NOOP_PAYOUT_RUN_JOB_TRACE } from '../noop-instrumentatio
 import type {
   NotificationTrace,
   NotificationTraceCarrier,
-  PayoutRunJobInfo,
   PayoutReconcileLookupAnswer,
+  PayoutRunJobInfo,
   PayoutRunJobTrace,
   PayoutsCallOperation,
   PayoutsCallTargetInfo,
