@@ -13,7 +13,7 @@ import { InMemoryTelemetry, registerGlobalContext, traceHttpServer } from './in-
 
 registerGlobalContext();
 
-const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+const guide = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'observability.md'), 'utf8');
 
 const API_KEY = 'api-key-LEAK-CHECK-3f9a7c';
 const FIRST_TOKEN = 'token-LEAK-CHECK-first-81b2';
@@ -45,9 +45,9 @@ function metricText(metric: MetricData): string {
   return JSON.stringify([metric.descriptor, metric.dataPoints.map(({ attributes }) => attributes)]);
 }
 
-/** The README's table under `heading` (from `### OpenTelemetry` on): each row's first cell, and the names in `column`. */
+/** The guide's table under `heading` (from `## OpenTelemetry` on): each row's first cell, and the names in `column`. */
 function documentedTable(heading: string, column: number): Map<string, string[]> {
-  const section = readme.slice(readme.indexOf('### OpenTelemetry'));
+  const section = guide.slice(guide.indexOf('## OpenTelemetry'));
   const table = section.slice(section.indexOf(heading)).split('\n\n')[1]!;
   const rows = table.split('\n').slice(2);
   return new Map(
@@ -181,7 +181,7 @@ describe.each(ADAPTERS)('what telemetry and events record on every path, on %s',
     ]);
   });
 
-  it('records the metrics of the README, each with exactly its documented attribute keys', () => {
+  it('records the metrics of docs/observability.md, each with exactly its documented attribute keys', () => {
     const documented = documentedTable('**Metrics**', 3);
     const recorded = new Map(
       metrics.map(({ descriptor, dataPoints }) => [
@@ -193,7 +193,7 @@ describe.each(ADAPTERS)('what telemetry and events record on every path, on %s',
     expect(recorded).toEqual(new Map([...documented].map(([name, keys]) => [name, [...keys].sort()])));
   });
 
-  it('records on each span exactly the attribute keys the README lists for it', () => {
+  it('records on each span exactly the attribute keys docs/observability.md lists for it', () => {
     const documented = documentedTable('**Spans**', 3);
     const ours = spans.filter((span) => span.name.startsWith('payouts.'));
     const recorded = new Map<string, Set<string>>();
