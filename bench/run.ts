@@ -12,7 +12,23 @@ import { measureTelemetry } from './phases/telemetry.phase.js';
 import { FULL_SETTINGS, QUICK_SETTINGS } from './settings.js';
 
 const quick = process.argv.includes('--quick');
-const SETTINGS = quick ? QUICK_SETTINGS : FULL_SETTINGS;
+/** `--rounds=N` and `--seconds=S` shorten (or lengthen) the rounds on a machine that cannot be had for long. */
+const numberOption = (name: string) => {
+  const value = process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+  if (value === undefined) return undefined;
+  if (!/^[1-9]\d*$/.test(value)) {
+    console.error(`bench: --${name} must be a whole number of at least 1, got ${value}`);
+    process.exit(2);
+  }
+  return Number(value);
+};
+const rounds = numberOption('rounds');
+const seconds = numberOption('seconds');
+const SETTINGS = {
+  ...(quick ? QUICK_SETTINGS : FULL_SETTINGS),
+  ...(rounds !== undefined && { rounds }),
+  ...(seconds !== undefined && { durationSeconds: seconds }),
+};
 const PHASES = [
   'route',
   'queue-delay',
@@ -54,7 +70,8 @@ const require = createRequire(import.meta.url);
 const versionOf = (name: string, dependent = name) =>
   (createRequire(require.resolve(`${dependent}/package.json`))(`${name}/package.json`) as { version: string }).version;
 console.log(
-  `## nestjs-payouts bench (${quick ? 'quick' : 'full'}${chosen.length > 0 ? `, ${chosen.join(' and ')} only` : ''})\n`,
+  `## nestjs-payouts bench (${quick ? 'quick' : 'full'}, ${SETTINGS.rounds} rounds of ${SETTINGS.durationSeconds} s` +
+    `${chosen.length > 0 ? `, ${chosen.join(' and ')} only` : ''})\n`,
 );
 console.log(
   `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, Nest ${versionOf('@nestjs/core')} ` +
@@ -62,6 +79,13 @@ console.log(
     `Fastify ${versionOf('fastify', '@nestjs/platform-fastify')}), ` +
     `${availableParallelism()} CPUs, load average ${loadavg()[0]!.toFixed(2)} at start, all on 127.0.0.1`,
 );
+if (loadavg()[0]! > availableParallelism()) {
+  console.log(
+    `\n**Warning: the load average at start (${loadavg()[0]!.toFixed(2)}) is above the ${availableParallelism()} CPUs: ` +
+      'other work competes for the CPUs, so throughput and latency say little; read the figures by server CPU per ' +
+      'request and the spread across rounds.**',
+  );
+}
 
 try {
   const route = runs('route') ? await measureNotificationRoute(SETTINGS) : { failures: 0 };

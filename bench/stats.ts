@@ -11,3 +11,14 @@ export function percentile(sortedValues: readonly number[], fraction: number): n
 }
 
 export const MIB = 1024 * 1024;
+
+/** The median of per-round figures with the lowest and highest round beside it: how far one round can be trusted. */
+export interface Spread {
+  readonly median: number;
+  readonly min: number;
+  readonly max: number;
+}
+
+export function spreadOf(values: readonly number[]): Spread {
+  return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
+}

@@ -1,3 +1,5 @@
+import type { Spread } from './stats.js';
+
 /** Prints results as Markdown tables: readable in a terminal and pasted as-is into bench/README.md. */
 
 export type Cell = string | number;
@@ -32,4 +34,9 @@ function formatNumber(value: number): string {
 
 export function formatRatio(value: number): string {
   return Number.isFinite(value) ? `${value.toFixed(2)}x` : '-';
+}
+
+/** `0.94x (0.90x–0.99x)`: the median of the per-round ratios, then the lowest and highest round. */
+export function formatSpread(spread: Spread): string {
+  return `${formatRatio(spread.median)} (${formatRatio(spread.min)}–${formatRatio(spread.max)})`;
 }

@@ -3,6 +3,14 @@ import 'reflect-metadata';
 export { PayoutsModule } from './payouts.module.js';
 export { InjectPayouts } from './accounts/inject-payouts.decorator.js';
 export { getPayoutsServiceToken } from './accounts/payouts-service.token.js';
+export { getPayoutsHealthSourceToken } from './accounts/payouts-health-source.token.js';
+export type {
+  PayoutsHealthComponent,
+  PayoutsHealthSource,
+  PayoutsQueueFigures,
+  PayoutsWorkerState,
+} from './interfaces/payouts-health-source.interface.js';
+export type { AccessTokenFetchOutcome } from './payouts/access-token-provider.js';
 export { DEFAULT_PAYOUTS_ACCOUNT } from './payouts.constants.js';
 export type { PayoutsModuleAsyncOptions, PayoutsModuleForRootOptions } from './payouts.module-definition.js';
 export type {

@@ -4,6 +4,7 @@ import { DiscoveryModule } from '@nestjs/core';
 import { PayoutsRegistryModule } from './accounts/payouts-registry.module.js';
 import { getNotificationsQueueToken } from './accounts/notifications-queue.token.js';
 import { getPayoutsServiceToken } from './accounts/payouts-service.token.js';
+import { getPayoutsHealthSourceToken } from './accounts/payouts-health-source.token.js';
 import { createNotificationsController } from './notifications/http/notifications-controller.factory.js';
 import {
   PayoutsConfigurableModule,
@@ -34,16 +35,21 @@ export class PayoutsModule extends PayoutsConfigurableModule {
 /**
  * Each registration gets its own controller class, given its path once the options are known, and its own
  * providers, so two registrations, or two apps in one process, never share a path, a token cache or a store.
- * Only the service and the dispatcher's queue are exported, under tokens that `name` decides before any options
+ * Only the service, the dispatcher's queue and the health sources are exported, under tokens that `name` decides before any options
  * factory runs.
  */
 function withRegistration(definition: DynamicModule, source: PayoutsRegistrationSource): DynamicModule {
   const controller = createNotificationsController();
-  const exported = { service: getPayoutsServiceToken(source.name), queue: getNotificationsQueueToken(source.name) };
+  const exported = {
+    service: getPayoutsServiceToken(source.name),
+    queue: getNotificationsQueueToken(source.name),
+    dedupeHealth: getPayoutsHealthSourceToken('dedupe-store', source.name),
+    queueHealth: getPayoutsHealthSourceToken('notifications-queue', source.name),
+  };
   return {
     ...definition,
     controllers: [controller],
     providers: [...(definition.providers ?? []), ...createPayoutsProviders(controller, source, exported)],
-    exports: [exported.service, exported.queue],
+    exports: [exported.service, exported.queue, exported.dedupeHealth, exported.queueHealth],
   };
 }

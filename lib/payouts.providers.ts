@@ -4,6 +4,7 @@ import { EventsInstrumentation } from './common/events/events-instrumentation.js
 import { PayoutsEventEmitter } from './common/events/payouts-event-emitter.js';
 import { NOOP_INSTRUMENTATION } from './common/noop-instrumentation.js';
 import { type PayoutsConfig, resolvePayoutsConfig } from './config/payouts-config.js';
+import type { PayoutsHealthSource } from './interfaces/payouts-health-source.interface.js';
 import type { NotificationDedupeStore } from './interfaces/notification-dedupe-store.interface.js';
 import type { PayoutsModuleOptions } from './interfaces/payouts-module-options.interface.js';
 import type { PayoutsInstrumentation } from './interfaces/payouts-instrumentation.interface.js';
@@ -44,6 +45,9 @@ export interface PayoutsRegistrationExports {
   readonly service: Type<PayoutsService> | string;
   /** Its dispatcher's queue, or `null`. */
   readonly queue: string;
+  /** The health sources of its dedupe store and its queue, or `null`. */
+  readonly dedupeHealth: string;
+  readonly queueHealth: string;
 }
 
 /**
@@ -130,6 +134,16 @@ export function createPayoutsProviders(
       provide: exported.queue,
       inject: [NOTIFICATION_DISPATCHER],
       useFactory: (dispatcher: NotificationDispatcher): object | null => dispatcher.queue ?? null,
+    },
+    {
+      provide: exported.queueHealth,
+      inject: [NOTIFICATION_DISPATCHER],
+      useFactory: (dispatcher: NotificationDispatcher): PayoutsHealthSource | null => dispatcher.health ?? null,
+    },
+    {
+      provide: exported.dedupeHealth,
+      inject: [NOTIFICATION_DEDUPE_STORE],
+      useFactory: (store: NotificationDedupeStore): PayoutsHealthSource | null => store.health ?? null,
     },
     NotificationReceiver,
     { provide: exported.service, useClass: PayoutsService },

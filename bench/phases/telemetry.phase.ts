@@ -1,4 +1,4 @@
-import { isAbsolute, join, resolve } from 'node:path';
+import { baselineScript } from '../baseline.js';
 import { BenchChild } from '../child-processes.js';
 import { postJson } from '../http-post.js';
 import { type LoadResult, postNotifications } from '../load.js';
@@ -32,17 +32,6 @@ const LABELS: Record<Variant, string> = {
 };
 const CONCURRENCY = 32;
 
-/** `--baseline=<dir>`: the bench scripts of that checkout, as absolute paths. */
-function baselineScripts(): { server: string; worker: string } | undefined {
-  const dir = process.argv.find((arg) => arg.startsWith('--baseline='))?.slice('--baseline='.length);
-  if (dir === undefined) return undefined;
-  const bench = join(isAbsolute(dir) ? dir : resolve(dir), 'bench', 'dist', 'bench');
-  return {
-    server: join(bench, 'servers', 'package.server.js'),
-    worker: join(bench, 'workers', 'payouts-client.worker.js'),
-  };
-}
-
 /** A run of the route, with the CPU time its server spent per request, read from outside the server process. */
 interface RouteSample extends LoadResult {
   readonly cpuMicrosPerRequest: number;
@@ -52,10 +41,10 @@ let sequence = 1;
 const uniqueBody = () => notificationBody(sequence++);
 
 export async function measureTelemetry(settings: BenchSettings): Promise<{ failures: number }> {
-  const baseline = baselineScripts();
-  const variants: Variant[] = baseline ? ['baseline', ...VARIANTS] : [...VARIANTS];
-  const failures = await measureRoute(settings, variants, baseline?.server);
-  await measureClient(settings, variants, baseline?.worker);
+  const baselineServer = baselineScript('servers/package.server.js');
+  const variants: Variant[] = baselineServer ? ['baseline', ...VARIANTS] : [...VARIANTS];
+  const failures = await measureRoute(settings, variants, baselineServer);
+  await measureClient(settings, variants, baselineScript('workers/payouts-client.worker.js'));
   await measureInstrumentation(settings);
   return { failures };
 }

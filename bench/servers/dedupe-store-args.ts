@@ -1,5 +1,4 @@
 import type { NotificationDedupeStore } from 'nestjs-payouts';
-import { RedisNotificationDedupeStore } from 'nestjs-payouts/redis';
 
 export const REDIS_CLIENTS = ['node-redis', 'ioredis'] as const;
 export type RedisClientName = (typeof REDIS_CLIENTS)[number];
@@ -15,6 +14,8 @@ export async function dedupeStoreFromArgs(): Promise<NotificationDedupeStore | u
   if (client === undefined) return undefined;
   const url = argument('redis-url');
   if (!url) throw new Error('expected --redis-url=redis://… with --store');
+  // Loaded only with a Redis store, as an application without one never loads it.
+  const { RedisNotificationDedupeStore } = await import('nestjs-payouts/redis');
   if (client === 'ioredis') {
     const { Redis } = await import('ioredis');
     const redis = new Redis(url, { lazyConnect: true }).on('error', (error: Error) => console.error(error.message));

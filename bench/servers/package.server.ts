@@ -6,7 +6,6 @@ import {
   PaymentMethodNotification,
   PayoutsModule,
 } from 'nestjs-payouts';
-import { payoutsQueue } from 'nestjs-payouts/queue';
 import { NOTIFICATION_PATH, NOTIFICATION_SECRET } from '../notification-sample.js';
 import type { HandlerDelays } from '../protocol.js';
 import { dedupeStoreFromArgs } from './dedupe-store-args.js';
@@ -39,6 +38,10 @@ if (queue !== undefined && (!redisUrl || (queue !== 'web' && queue !== 'both')))
   throw new Error('expected --queue=web|both with --redis-url=redis://…');
 }
 const telemetry = telemetryModeFromArgs();
+// Queue mode's module (with BullMQ and ioredis) and telemetry's are loaded only when asked for, as an application
+// without them never loads them: cold start measures the package as most applications use it.
+const payoutsQueue = queue === undefined ? undefined : (await import('nestjs-payouts/queue')).payoutsQueue;
+const telemetryModuleOption = await telemetryOption(telemetry);
 
 @Module({
   imports: [
@@ -51,7 +54,7 @@ const telemetry = telemetryModeFromArgs();
         path: NOTIFICATION_PATH,
         verification: { secret: { value: NOTIFICATION_SECRET } },
         ...(store && { dedupe: { store } }),
-        ...(queue && {
+        ...(payoutsQueue && {
           dispatcher: payoutsQueue({
             connection: { host: new URL(redisUrl!).hostname, port: Number(new URL(redisUrl!).port) },
             queueName: `bench-${argument('adapter')}-${queue}`,
@@ -61,7 +64,7 @@ const telemetry = telemetryModeFromArgs();
           }),
         }),
       },
-      ...telemetryOption(telemetry),
+      ...telemetryModuleOption,
     }),
   ],
   providers: [CardEvents, ...telemetryProviders(telemetry)],

@@ -1,6 +1,5 @@
 import { Inject, Injectable, type OnModuleInit, type Provider } from '@nestjs/common';
 import { type PayoutsModuleOptions, PayoutsService } from 'nestjs-payouts';
-import { payoutsOpenTelemetry } from 'nestjs-payouts/opentelemetry';
 
 /**
  * `--telemetry=opentelemetry`: the `telemetry` option with no OpenTelemetry SDK registered, so every span and metric
@@ -17,9 +16,14 @@ export function telemetryModeFromArgs(): TelemetryMode {
   return value;
 }
 
-/** The module option of the mode. */
-export function telemetryOption(mode: TelemetryMode): Pick<PayoutsModuleOptions, 'telemetry'> {
-  return mode === 'opentelemetry' ? { telemetry: payoutsOpenTelemetry() } : {};
+/**
+ * The module option of the mode. `nestjs-payouts/opentelemetry` (and `@opentelemetry/api`) is loaded only for it, as
+ * an application without telemetry never loads it.
+ */
+export async function telemetryOption(mode: TelemetryMode): Promise<Pick<PayoutsModuleOptions, 'telemetry'>> {
+  if (mode !== 'opentelemetry') return {};
+  const { payoutsOpenTelemetry } = await import('nestjs-payouts/opentelemetry');
+  return { telemetry: payoutsOpenTelemetry() };
 }
 
 /** The providers of the mode: for `events`, one that listens to every event and counts it, as the least a user does. */

@@ -77,6 +77,8 @@ class PayoutClients {
   };
 }
 
+const telemetryModuleOption = await telemetryOption(telemetry);
+
 @Module({
   imports: [
     PayoutsModule.forRoot({
@@ -85,7 +87,7 @@ class PayoutClients {
       accessToken: ACCESS_TOKEN,
       timeoutMs: 10_000,
       notifications: false,
-      ...telemetryOption(telemetry),
+      ...telemetryModuleOption,
     }),
     HttpModule,
   ],

@@ -1,3 +1,4 @@
+import type { PayoutsHealthSource } from './payouts-health-source.interface.js';
 /**
  * The outcome of claiming a notification's dedupe key:
  * - `'claimed'`: first delivery, this caller runs the handlers;
@@ -60,4 +61,6 @@ export interface NotificationDedupeStore {
    * (replacing the record it had) for as long as a handled mark is kept, for the next delivery's claim to answer.
    */
   releaseWithRecord?(key: string, claimId: string, record: NotificationHandlerRecord): void | Promise<void>;
+  /** What health checks ask of a shared store's connection (`nestjs-payouts/terminus`); an in-memory store has none. */
+  readonly health?: PayoutsHealthSource;
 }

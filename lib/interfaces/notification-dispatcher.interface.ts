@@ -1,3 +1,4 @@
+import type { PayoutsHealthSource } from './payouts-health-source.interface.js';
 import type { NotificationContext } from './notification-context.interface.js';
 import type { NotificationTrace, NotificationTraceCarrier } from './payouts-instrumentation.interface.js';
 
@@ -33,6 +34,8 @@ export interface NotificationDispatcher {
    * (`getPayoutsQueueToken()` of `nestjs-payouts/queue`). An inline dispatcher has none.
    */
   readonly queue?: object;
+  /** What health checks ask of its queue (`nestjs-payouts/terminus`); an inline dispatcher has none. */
+  readonly health?: PayoutsHealthSource;
 }
 
 /** One discovered `@OnPaymentMethod…()` method, bound to its instance. */

@@ -1,5 +1,7 @@
 export { PayoutRunsModule, type PayoutRunsAsyncOptions } from './payout-runs.module.js';
 export type { PayoutRunsOptions, PayoutRunsRateLimit } from './payout-runs-options.js';
+export type { PayoutLookupAnswer, PayoutLookupContext, PayoutReconcileOptions } from './payout-reconcile-options.js';
+export type { PayoutReconcileCounts } from './payout-reconciler.js';
 export {
   PayoutRunsService,
   type PayoutEnqueueItem,

@@ -1,6 +1,11 @@
 import type { ConnectionOptions } from 'bullmq';
 import { optionKeys, rejectUnknownKeys } from '../common/known-option-keys.js';
 import { PayoutsConfigError } from '../index.js';
+import {
+  type PayoutReconcileConfig,
+  type PayoutReconcileOptions,
+  resolveReconcileOptions,
+} from './payout-reconcile-options.js';
 
 /** At most how many payouts a run sends per window, across every worker of the account. */
 export interface PayoutRunsRateLimit {
@@ -60,6 +65,12 @@ export interface PayoutRunsOptions {
    * same `request_id`, within `attempts`, instead of parked. Default `false`.
    */
   providerDedupesRequestId?: boolean;
+  /**
+   * Settle unknown outcomes in code: a `lookup` that asks the provider, swept on the instances that run a worker. See
+   * "Reconciling unknown outcomes in code" in docs/health-and-reconciliation.md. Default: none (they wait for
+   * `resolveUnknown()` or the CLI).
+   */
+  reconcile?: PayoutReconcileOptions;
 }
 
 /** The options after validation, with every default filled in. */
@@ -78,6 +89,7 @@ export interface PayoutRunsConfig {
   readonly lockDurationMs: number;
   readonly shutdownTimeoutMs: number;
   readonly providerDedupesRequestId: boolean;
+  readonly reconcile: PayoutReconcileConfig | undefined;
 }
 
 /** Whose options these are, in the message of a `PayoutsConfigError`. */
@@ -100,6 +112,7 @@ const OPTION_KEYS = optionKeys<PayoutRunsOptions>()(
   'lockDurationMs',
   'shutdownTimeoutMs',
   'providerDedupesRequestId',
+  'reconcile',
 );
 const RATE_LIMIT_KEYS = optionKeys<PayoutRunsRateLimit>()('max', 'durationMs', 'slices');
 
@@ -147,6 +160,7 @@ export function resolvePayoutRunsOptions(options: PayoutRunsOptions): PayoutRuns
     lockDurationMs: whole('lockDurationMs', options.lockDurationMs, 30_000, 100, 10 * MINUTE_MS),
     shutdownTimeoutMs: whole('shutdownTimeoutMs', options.shutdownTimeoutMs, 30_000, 0, 10 * MINUTE_MS),
     providerDedupesRequestId,
+    reconcile: resolveReconcileOptions(options.reconcile),
   };
 }
 

@@ -34,6 +34,11 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
     private readonly scanner: MetadataScanner,
   ) {}
 
+  /** This instance's BullMQ worker while it runs, for health checks. */
+  get running(): Worker | undefined {
+    return this.worker;
+  }
+
   /** The account must be a `PayoutsModule` registration of the app, whichever module imports it. */
   onModuleInit(): void {
     const token = getPayoutsServiceToken(this.runs.account) as Type<PayoutsService> | string;

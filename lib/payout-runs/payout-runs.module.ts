@@ -1,6 +1,8 @@
 import { type DynamicModule, type InjectionToken, Module, type ModuleMetadata, type Provider } from '@nestjs/common';
 import { DiscoveryModule, DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
-import { DEFAULT_PAYOUTS_ACCOUNT, PayoutsConfigError } from '../index.js';
+import { DEFAULT_PAYOUTS_ACCOUNT, getPayoutsHealthSourceToken, PayoutsConfigError } from '../index.js';
+import { payoutRunsHealthSource } from './payout-runs-health-source.js';
+import { PayoutReconciler } from './payout-reconciler.js';
 import {
   type PayoutRunsConfig,
   type PayoutRunsOptions,
@@ -68,6 +70,7 @@ function build(
   const name = account ?? DEFAULT_PAYOUTS_ACCOUNT;
   const serviceToken = getPayoutRunsToken(name);
   const queueToken = getPayoutRunsQueueToken(name);
+  const healthToken = getPayoutsHealthSourceToken('payout-runs', name);
   return {
     module: PayoutRunsModule,
     imports: [DiscoveryModule, ...imports],
@@ -90,7 +93,18 @@ function build(
           scanner: MetadataScanner,
         ) => new PayoutRunsWorker(resolved, runs, moduleRef, discovery, scanner),
       },
+      {
+        provide: PayoutReconciler,
+        inject: [RUNS_CONFIG, serviceToken, ModuleRef],
+        useFactory: (resolved: PayoutRunsConfig, runs: PayoutRunsService, moduleRef: ModuleRef) =>
+          new PayoutReconciler(resolved, runs, moduleRef),
+      },
+      {
+        provide: healthToken,
+        inject: [serviceToken, PayoutRunsWorker, PayoutReconciler],
+        useFactory: payoutRunsHealthSource,
+      },
     ],
-    exports: [serviceToken, queueToken],
+    exports: [serviceToken, queueToken, healthToken],
   };
 }

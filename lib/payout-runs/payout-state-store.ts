@@ -1,6 +1,7 @@
 import type { Queue } from 'bullmq';
 import { payoutKey } from './payout-job.js';
 import { BEGIN, CLAIM, RESOLVE, SETTLE } from './run-scripts.js';
+import { ACQUIRE_SWEEP, RELEASE_SWEEP, RENEW_SWEEP } from './reconcile-scripts.js';
 
 /** Where a payout of a run stands. */
 export type PayoutState = 'queued' | 'sending' | 'retrying' | 'sent' | 'refused' | 'unknown';
@@ -37,6 +38,9 @@ const SCRIPTS = {
   payoutRunsBegin: { numberOfKeys: 2, lua: BEGIN },
   payoutRunsSettle: { numberOfKeys: 3, lua: SETTLE },
   payoutRunsResolve: { numberOfKeys: 3, lua: RESOLVE },
+  payoutRunsAcquireSweep: { numberOfKeys: 1, lua: ACQUIRE_SWEEP },
+  payoutRunsRenewSweep: { numberOfKeys: 1, lua: RENEW_SWEEP },
+  payoutRunsReleaseSweep: { numberOfKeys: 1, lua: RELEASE_SWEEP },
 } as const;
 type ScriptName = keyof typeof SCRIPTS;
 
@@ -146,6 +150,14 @@ export class PayoutStateStore {
       '',
       requestId,
     ])) as 'resolved' | 'missing' | PayoutState;
+  }
+
+  /** The sweep lock of the unknown outcomes (see `reconcile-scripts.ts`): `true` while `token` holds it. */
+  async sweepLock(step: 'acquire' | 'renew' | 'release', token: string, leaseMs: number): Promise<boolean> {
+    const script = (
+      { acquire: 'payoutRunsAcquireSweep', renew: 'payoutRunsRenewSweep', release: 'payoutRunsReleaseSweep' } as const
+    )[step];
+    return Number(await this.run(script, [`${this.base}:sweep-lock`, token, leaseMs])) === 1;
   }
 
   async read(requestId: string): Promise<PayoutRecord | undefined> {

@@ -11,6 +11,14 @@ export interface TokenRequester {
   readonly target: PayoutsCallTarget;
 }
 
+/** How the last call of the access-token function ended, for health checks: never the token or the error itself. */
+export interface AccessTokenFetchOutcome {
+  readonly ok: boolean;
+  readonly at: Date;
+  /** Why it gave no token, in the words of `PayoutsAccessTokenError`. */
+  readonly problem?: string;
+}
+
 /**
  * Supplies the bearer token. A function source is called on first use and cached; after a 401
  * the token is fetched again once, and concurrent callers share that one fetch. Waiting for the function counts
@@ -20,12 +28,18 @@ export interface TokenRequester {
 export class AccessTokenProvider {
   private cached: string | undefined;
   private pending: Promise<{ token: string } | { problem: string }> | undefined;
+  #lastFetch: AccessTokenFetchOutcome | undefined;
 
   constructor(private readonly source: PayoutsClientConfig['accessToken']) {}
 
   /** Only a function can yield a different token after a 401. */
   get refreshable(): boolean {
     return typeof this.source === 'function';
+  }
+
+  /** How the last call of the token function ended; `undefined` before the first, or with a fixed token. */
+  get lastFetch(): AccessTokenFetchOutcome | undefined {
+    return this.#lastFetch;
   }
 
   /** The fixed token, or undefined when a function supplies them. */
@@ -68,6 +82,13 @@ export class AccessTokenProvider {
   }
 
   private async fetchFromSource(): Promise<{ token: string } | { problem: string }> {
+    const outcome = await this.callSource();
+    this.#lastFetch =
+      'problem' in outcome ? { ok: false, at: new Date(), problem: outcome.problem } : { ok: true, at: new Date() };
+    return outcome;
+  }
+
+  private async callSource(): Promise<{ token: string } | { problem: string }> {
     const source = this.source as () => string | Promise<string>;
     let token: unknown;
     try {

@@ -5,7 +5,7 @@ import { isJsonObject } from '../common/json-object.js';
 import type { PayoutsEvents } from '../interfaces/payouts-events.interface.js';
 import type { PayoutsInstrumentation } from '../interfaces/payouts-instrumentation.interface.js';
 import { PAYOUTS_CLIENT_CONFIG, PAYOUTS_EVENTS, PAYOUTS_INSTRUMENTATION } from '../payouts.constants.js';
-import { AccessTokenProvider } from './access-token-provider.js';
+import { type AccessTokenFetchOutcome, AccessTokenProvider } from './access-token-provider.js';
 import { warnOfDoubledPayoutsPath } from './base-url-check.js';
 import type { CreatePayoutRequest } from './create-payout-request.interface.js';
 import { validatePayoutRequest } from './payout-request-validator.js';
@@ -29,6 +29,7 @@ export class PayoutsService implements OnModuleDestroy {
   private readonly transport: PayoutsApiTransport;
   private readonly client: PayoutsApiClient;
   private readonly payoutsPath: string;
+  readonly #accessToken: AccessTokenProvider;
 
   constructor(
     http: HttpService,
@@ -39,9 +40,18 @@ export class PayoutsService implements OnModuleDestroy {
     const logger = new Logger(PayoutsService.name);
     this.transport = new PayoutsApiTransport(http.axiosRef, config.transport);
     const accessToken = new AccessTokenProvider(config.accessToken);
+    this.#accessToken = accessToken;
     this.client = new PayoutsApiClient(config, this.transport, accessToken, logger, instrumentation);
     this.payoutsPath = new URL(config.payoutsUrl).pathname;
     warnOfDoubledPayoutsPath(config, logger);
+  }
+
+  /**
+   * How the last call of the `accessToken` function ended (`{ ok, at, problem? }`), for health checks; `undefined`
+   * before the first call, or with a fixed token. Never holds the token.
+   */
+  get lastAccessTokenFetch(): AccessTokenFetchOutcome | undefined {
+    return this.#accessToken.lastFetch;
   }
 
   /**

@@ -1,4 +1,5 @@
 import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
+import { pingQueue, queueFigures, workerState } from '../common/bullmq-queue-health.js';
 import { Queue, Worker } from 'bullmq';
 import { stackOf } from '../common/error-stack.js';
 import { withDeadline } from '../common/with-deadline.js';
@@ -10,6 +11,7 @@ import {
   type NotificationDispatchOutcome,
   NotificationEnqueueError,
   type NotificationTrace,
+  type PayoutsHealthSource,
 } from '../index.js';
 import {
   NOTIFICATION_JOB_NAME,
@@ -17,6 +19,7 @@ import {
   notificationJobId,
   readNotificationJobData,
 } from './notification-job.js';
+import { NotificationAddBatch } from './notification-add-batch.js';
 import { createNotificationProcessor, type NotificationJobResult } from './notification-processor.js';
 import type { PayoutsQueueConfig } from './payouts-queue-options.js';
 import { RunningJobs } from './running-jobs.js';
@@ -44,6 +47,15 @@ export class QueueNotificationDispatcher
   readonly queue: Queue;
   private worker: Worker | undefined;
   private readonly running = new RunningJobs();
+  /** What health checks ask: a `PING` on the producer's connection, and the queue's figures. */
+  readonly health: PayoutsHealthSource = {
+    component: 'notifications-queue',
+    ping: () => pingQueue(this.queue),
+    figures: () => queueFigures(this.queue, this.worker),
+    worker: () => workerState(this.worker),
+  };
+  /** The adds of the notifications of one turn of the event loop, sent together. */
+  private readonly adds: NotificationAddBatch;
 
   constructor(
     private readonly host: NotificationDispatcherHost,
@@ -52,6 +64,7 @@ export class QueueNotificationDispatcher
   ) {
     this.queue = new Queue(queueName, { connection: config.connection, prefix: config.prefix });
     this.queue.on('error', throttledErrorLog(this.logger, `Queue ${queueName}`));
+    this.adds = new NotificationAddBatch(this.queue);
   }
 
   dispatch(
@@ -62,31 +75,38 @@ export class QueueNotificationDispatcher
     const { dedupeKey } = context;
     const { attempts, backoffMs, retentionMs, enqueueTimeoutMs } = this.config;
     const data = notificationJobData(notification, context, trace.carrier());
-    const added = this.queue.add(NOTIFICATION_JOB_NAME, data, {
-      // A second add of this id, from a re-send or another instance, leaves the job as it is.
-      jobId: notificationJobId(dedupeKey),
-      attempts,
-      backoff: { type: 'exponential', delay: backoffMs },
-      // Kept for the retention, never removed on completion: the kept job is what recognises a re-send.
-      removeOnComplete: { age: Math.ceil(retentionMs / 1000) },
-      // The failed set is the dead-letter list: kept until replayed or removed.
-      removeOnFail: false,
+    const added = this.adds.add({
+      name: NOTIFICATION_JOB_NAME,
+      data,
+      opts: {
+        // A second add of this id, from a re-send or another instance, leaves the job as it is.
+        jobId: notificationJobId(dedupeKey),
+        attempts,
+        backoff: { type: 'exponential', delay: backoffMs },
+        // Kept for the retention, never removed on completion: the kept job is what recognises a re-send.
+        removeOnComplete: { age: Math.ceil(retentionMs / 1000) },
+        // The failed set is the dead-letter list: kept until replayed or removed.
+        removeOnFail: false,
+      },
     });
     return withDeadline(
       added,
       enqueueTimeoutMs,
       () => new NotificationEnqueueError(dedupeKey, 'timeout', `no reply from Redis within ${enqueueTimeoutMs} ms`),
     ).then(
-      (): NotificationDispatchOutcome => 'enqueued',
-      (error: unknown): NotificationDispatchOutcome => {
-        const failure =
-          error instanceof NotificationEnqueueError
-            ? error
-            : new NotificationEnqueueError(dedupeKey, 'error', messageOf(error), { cause: error });
-        this.logger.error(`${failure.message} Not acknowledged, so the service sends it again.`, stackOf(error));
-        return 'failed';
-      },
+      (failure: unknown): NotificationDispatchOutcome =>
+        failure === undefined ? 'enqueued' : this.enqueueFailed(dedupeKey, failure),
+      (error: unknown): NotificationDispatchOutcome => this.enqueueFailed(dedupeKey, error),
     );
+  }
+
+  private enqueueFailed(dedupeKey: string, error: unknown): 'failed' {
+    const failure =
+      error instanceof NotificationEnqueueError
+        ? error
+        : new NotificationEnqueueError(dedupeKey, 'error', messageOf(error), { cause: error });
+    this.logger.error(`${failure.message} Not acknowledged, so the service sends it again.`, stackOf(error));
+    return 'failed';
   }
 
   /** Starts taking jobs once every module is initialised, the handlers discovered. */

@@ -32,7 +32,7 @@ export const CLAIMED_WITH_RECORD_PREFIX = 'claimed\n';
  * how long a handled mark lasts. Claims a free key with an expiry set by the server, or a key holding a record (or a
  * claim over a record whose lease has ended) and answers the record; else answers what holds it.
  */
-export const CLAIM_SCRIPT = script(`local current = redis.call('GET', KEYS[1])
+const CLAIM_SOURCE = `local current = redis.call('GET', KEYS[1])
 if not current then
   redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
   return 'claimed'
@@ -58,7 +58,18 @@ if now then
 else
   redis.call('SET', KEYS[1], ARGV[1] .. '\\n\\n' .. record, 'PX', ARGV[2])
 end
-return 'claimed\\n' .. record`);
+return 'claimed\\n' .. record`;
+export const CLAIM_SCRIPT = script(CLAIM_SOURCE);
+
+/**
+ * The claim script with a look at KEYS[2] first, the key the previous release wrote for a dedupe key with `*`: a
+ * notification it handled (or is handling, during a rolling upgrade) is not run again. One round trip where both keys
+ * are on one server; a cluster, where they may be on two nodes, reads KEYS[2] with a `GET` of its own first.
+ */
+export const CLAIM_AFTER_PREVIOUS_KEY_SCRIPT = script(`local previous = redis.call('GET', KEYS[2])
+if previous == '${HANDLED_VALUE}' then return 'handled' end
+if previous and string.sub(previous, 1, ${CLAIM_VALUE_PREFIX.length}) == '${CLAIM_VALUE_PREFIX}' then return 'in-progress' end
+${CLAIM_SOURCE}`);
 
 /**
  * KEYS[1] the notification's key, ARGV[1] the releasing delivery's claim value, ARGV[2] the record to keep (empty:

@@ -24,6 +24,8 @@ export type RedisClientLike = NodeRedisClientLike | NodeRedisClusterLike | IoRed
 
 /** Sends one command, whatever the client; the one place where the two libraries differ. */
 export interface RedisCommandSender {
+  /** Whether keys may live on different nodes (a cluster client), so that one script cannot take any two keys. */
+  readonly cluster: boolean;
   /** A command on the node that holds `key` (the first key of the command). */
   keyCommand(key: string, args: string[]): Promise<unknown>;
   /** A command about the server, such as `CONFIG GET`, on any node. */
@@ -44,15 +46,21 @@ export function redisCommandSender(client: unknown): RedisCommandSender | undefi
 function ioRedisSender(client: IoRedisLike): RedisCommandSender {
   const send = ([command, ...args]: string[]) => client.call(command!, ...args);
   // ioredis routes a cluster command by its keys itself.
-  return { keyCommand: (_key, args) => send(args), serverCommand: send };
+  const cluster = (client as { isCluster?: unknown }).isCluster === true;
+  return { cluster, keyCommand: (_key, args) => send(args), serverCommand: send };
 }
 
 function nodeRedisSender(client: NodeRedisClientLike): RedisCommandSender {
-  return { keyCommand: (_key, args) => client.sendCommand(args), serverCommand: (args) => client.sendCommand(args) };
+  return {
+    cluster: false,
+    keyCommand: (_key, args) => client.sendCommand(args),
+    serverCommand: (args) => client.sendCommand(args),
+  };
 }
 
 function nodeRedisClusterSender(client: NodeRedisClusterLike): RedisCommandSender {
   return {
+    cluster: true,
     keyCommand: (key, args) => client.sendCommand(key, false, args),
     serverCommand: (args) => client.sendCommand(undefined, true, args),
   };

@@ -5,11 +5,13 @@ import {
   type NotificationHandlerRecord,
   type NotificationRecordedClaim,
   PayoutsConfigError,
+  type PayoutsHealthSource,
   RedisDedupeStoreError,
   type RedisDedupeStoreOperation,
 } from '../index.js';
 import { readHandlerRecord } from '../common/notification-handler-record.js';
 import {
+  CLAIM_AFTER_PREVIOUS_KEY_SCRIPT,
   CLAIM_SCRIPT,
   CLAIM_VALUE_PREFIX,
   CLAIMED_WITH_RECORD_PREFIX,
@@ -38,9 +40,10 @@ function percentEncoded(character: string): string {
  * A dedupe store that several instances share, on Redis: one key per notification, `<prefix>n:<dedupe key>` (glob
  * characters encoded, see `keyOf`), holding `claim:<claim id>` while a delivery runs the handlers (expiring after the
  * lease) and then `handled` (expiring after `handledTtlMs`); after a failure in which some handlers succeeded, their
- * record (see `dedupe-scripts.ts`). Every operation is one single-key command or script, so it is atomic, takes one
- * round trip and works on Redis Cluster (a claim of a key with `*` first reads the previous release's spelling of it);
- * expiries and leases are measured by the server, so the instances' clocks do not matter.
+ * record (see `dedupe-scripts.ts`). Every operation is one command or script, so it is atomic, takes one round trip
+ * and works on Redis Cluster (a claim of a key with `*` also reads the previous release's spelling of it: in its
+ * script on one server, with a `GET` of its own first on a cluster); expiries and leases are measured by the server,
+ * so the instances' clocks do not matter.
  *
  * It takes a client that is already connected, and never connects, quits or configures it.
  */
@@ -51,6 +54,13 @@ export class RedisNotificationDedupeStore implements NotificationDedupeStore, On
   readonly #leaseMs: string;
   readonly #handledTtlMs: string;
   readonly #commandTimeoutMs: number;
+  /** What health checks ask: a `PING` on the client the store was given. */
+  readonly health: PayoutsHealthSource = {
+    component: 'dedupe-store',
+    ping: async () => {
+      await this.#redis.serverCommand(['PING']);
+    },
+  };
 
   constructor(client: RedisClientLike, options?: RedisNotificationDedupeStoreOptions) {
     const redis = redisCommandSender(client);
@@ -112,9 +122,8 @@ export class RedisNotificationDedupeStore implements NotificationDedupeStore, On
     }
   }
 
-  async claim(key: string, claimId?: string): Promise<NotificationClaim> {
-    const claim = await this.claimWithRecord(key, claimId);
-    return typeof claim === 'string' ? claim : claim.claim;
+  claim(key: string, claimId?: string): Promise<NotificationClaim> {
+    return this.claimWithRecord(key, claimId).then(claimOf);
   }
 
   /**
@@ -126,8 +135,7 @@ export class RedisNotificationDedupeStore implements NotificationDedupeStore, On
     const claimValue = CLAIM_VALUE_PREFIX + (claimId ?? '');
     let reply: string;
     try {
-      const args = [claimValue, this.#leaseMs, this.#handledTtlMs];
-      reply = String(await this.#send('claim', this.#claimUnlessPreviouslyHeld(key, redisKey, args)));
+      reply = String(await this.#send('claim', this.#claimUnlessPreviouslyHeld(key, redisKey, claimValue)));
       if (!CLAIMS.includes(reply) && !reply.startsWith(CLAIMED_WITH_RECORD_PREFIX)) {
         throw new RedisDedupeStoreError('claim', 'error', 'unexpected reply from Redis');
       }
@@ -144,17 +152,24 @@ export class RedisNotificationDedupeStore implements NotificationDedupeStore, On
 
   /**
    * The claim script, after a look at the key of the previous release when it differs: a notification it handled
-   * (or is handling, during a rolling upgrade) is not run again. Two commands, as the keys may be on two nodes of a
-   * cluster; both within one `commandTimeoutMs`.
+   * (or is handling, during a rolling upgrade) is not run again. On one server both keys go to one script, in one
+   * round trip; on a cluster, where they may be on two nodes, the old key is read first with a `GET` of its own (both
+   * within one `commandTimeoutMs`).
    */
-  async #claimUnlessPreviouslyHeld(key: string, redisKey: string, claimArgs: string[]): Promise<unknown> {
+  #claimUnlessPreviouslyHeld(key: string, redisKey: string, claimValue: string): Promise<unknown> {
     const previousKey = this.#previousKeyOf(key, redisKey);
-    if (previousKey !== undefined) {
-      const previous = await this.#redis.keyCommand(previousKey, ['GET', previousKey]);
+    const leaseMs = this.#leaseMs;
+    const handledTtlMs = this.#handledTtlMs;
+    // The usual key, without `*`, has no other spelling: the script alone.
+    if (previousKey === undefined) return this.#runScript(CLAIM_SCRIPT, redisKey, claimValue, leaseMs, handledTtlMs);
+    if (!this.#redis.cluster) {
+      return this.#runScript(CLAIM_AFTER_PREVIOUS_KEY_SCRIPT, redisKey, claimValue, leaseMs, handledTtlMs, previousKey);
+    }
+    return this.#redis.keyCommand(previousKey, ['GET', previousKey]).then((previous) => {
       if (previous === HANDLED_VALUE) return 'handled';
       if (typeof previous === 'string' && previous.startsWith(CLAIM_VALUE_PREFIX)) return 'in-progress';
-    }
-    return this.#runScript(CLAIM_SCRIPT, redisKey, claimArgs);
+      return this.#runScript(CLAIM_SCRIPT, redisKey, claimValue, leaseMs, handledTtlMs);
+    });
   }
 
   /** Marks the notification handled whatever holds its key, even after this delivery's claim expired. */
@@ -181,7 +196,7 @@ export class RedisNotificationDedupeStore implements NotificationDedupeStore, On
   }
 
   #release(redisKey: string, claimValue: string, record: string): Promise<unknown> {
-    return this.#runScript(RELEASE_SCRIPT, redisKey, [claimValue, record, this.#handledTtlMs]);
+    return this.#runScript(RELEASE_SCRIPT, redisKey, claimValue, record, this.#handledTtlMs);
   }
 
   /** One operation within `commandTimeoutMs`; any failure becomes a `RedisDedupeStoreError`. */
@@ -198,15 +213,31 @@ export class RedisNotificationDedupeStore implements NotificationDedupeStore, On
     }
   }
 
-  /** `EVALSHA`, and `EVAL` when the server answers `NOSCRIPT` (its script cache was flushed, or it restarted). */
-  async #runScript(script: RedisScript, redisKey: string, args: string[]): Promise<unknown> {
-    try {
-      return await this.#redis.keyCommand(redisKey, ['EVALSHA', script.sha1, '1', redisKey, ...args]);
-    } catch (error) {
+  /**
+   * `EVALSHA`, and `EVAL` when the server answers `NOSCRIPT` (its script cache was flushed, or it restarted), on
+   * `redisKey` (and `secondKey`, on the same server) with the script's three arguments.
+   */
+  #runScript(
+    script: RedisScript,
+    redisKey: string,
+    arg1: string,
+    arg2: string,
+    arg3: string,
+    secondKey?: string,
+  ): Promise<unknown> {
+    const command = (name: string, scriptArg: string) =>
+      secondKey === undefined
+        ? [name, scriptArg, '1', redisKey, arg1, arg2, arg3]
+        : [name, scriptArg, '2', redisKey, secondKey, arg1, arg2, arg3];
+    return this.#redis.keyCommand(redisKey, command('EVALSHA', script.sha1)).catch((error: unknown) => {
       if (!messageOf(error).startsWith('NOSCRIPT')) throw error;
-      return this.#redis.keyCommand(redisKey, ['EVAL', script.source, '1', redisKey, ...args]);
-    }
+      return this.#redis.keyCommand(redisKey, command('EVAL', script.source));
+    });
   }
+}
+
+function claimOf(claim: NotificationRecordedClaim): NotificationClaim {
+  return typeof claim === 'string' ? claim : claim.claim;
 }
 
 function parseJson(text: string): unknown {

@@ -25,6 +25,7 @@ describe('imports of lib/', () => {
     expect(layerOf('lib/redis/index.ts')).toBe('add-on');
     expect(layerOf('lib/queue/index.ts')).toBe('add-on');
     expect(layerOf('lib/payout-runs/index.ts')).toBe('add-on');
+    expect(layerOf('lib/terminus/index.ts')).toBe('add-on');
   });
 });
 

@@ -51,6 +51,19 @@ describe('watchBody', () => {
     expect((await watched(chunks, 'flowing')).utf8).toBe(false);
   });
 
+  it.each(['flowing', 'paused'] as const)(
+    'checks chunks that end on a whole character as they are, one after another (%s)',
+    async (mode) => {
+      const chunks = [Buffer.from('{"a":"€'), Buffer.from('","b":"😀'), Buffer.from('"}')];
+      expect(await watched(chunks, mode)).toEqual({ length: Buffer.concat(chunks).length, utf8: true });
+    },
+  );
+
+  it('keeps a whole chunk that is not UTF-8 refused when valid chunks follow it', async () => {
+    const chunks = [Buffer.from('{"a":"€"'), Buffer.from([0x2c, 0xff, 0x2c]), Buffer.from('"b":"😀"}')];
+    expect(await watched(chunks, 'flowing')).toEqual({ length: Buffer.concat(chunks).length, utf8: false });
+  });
+
   it('only counts past the limit', async () => {
     const watch = await watched([Buffer.alloc(600, 0x20), Buffer.alloc(600, 0x20)], 'flowing', 1_000);
     expect(watch.length).toBe(1_200);

@@ -191,6 +191,23 @@ describe('InMemoryNotificationDedupeStore', () => {
     expect(store.claim('a', 'sixth')).toBe('claimed');
   });
 
+  it('tells a claim made with a claim id from one made without: each is released only the way it was made', () => {
+    const store = new InMemoryNotificationDedupeStore();
+    expect(store.claim('a')).toBe('claimed');
+    store.release('a', 'first');
+    expect(store.claim('a', 'second')).toBe('in-progress');
+    store.release('a');
+    expect(store.claim('a', 'third')).toBe('claimed');
+    store.release('a');
+    expect(store.claim('a', 'fourth')).toBe('in-progress');
+    store.releaseWithRecord('a', 'fourth', { succeeded: [], failures: {} });
+    expect(store.claim('a', 'third')).toBe('in-progress');
+    store.release('a', 'third');
+    expect(store.claimWithRecord('a', 'fifth')).toBe('claimed');
+    store.complete('a');
+    expect(store.claim('a')).toBe('handled');
+  });
+
   it('keeps a handled mark when a late delivery releases its claim', () => {
     const store = new InMemoryNotificationDedupeStore();
     store.claim('a', 'first');

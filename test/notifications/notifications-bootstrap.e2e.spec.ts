@@ -215,11 +215,28 @@ describe.each(ADAPTERS)('notifications bootstrap on %s', (adapter) => {
 
     expect(calls.map(([call]) => call)).toEqual(['claim', 'complete', 'claim', 'release']);
     const [first, completed, second, released] = calls.map(([, claimId]) => claimId);
-    expect(first).toMatch(/^[0-9a-f-]{36}$/);
+    // The dispatcher's random prefix (96 bits, base64url) and a count of its deliveries.
+    expect(first).toMatch(/^[\w-]{16}\.[0-9a-z]+$/);
     expect(completed).toBe(first);
-    expect(second).toMatch(/^[0-9a-f-]{36}$/);
+    expect(second).toMatch(/^[\w-]{16}\.[0-9a-z]+$/);
     expect(second).not.toBe(first);
+    expect(second!.split('.')[0]).toBe(first!.split('.')[0]);
     expect(released).toBe(second);
+
+    // Another instance sharing the store draws its own prefix, so its deliveries' ids never meet these.
+    const other = await startNotificationsApp({
+      adapter,
+      notifications: { verification: 'none', dedupe: { store } },
+      providers: [CardEvents],
+    });
+    try {
+      expect((await post(other.url('payouts/notifications'), cardAdded())).status).toBe(200);
+    } finally {
+      await other.close();
+    }
+    const [, otherId] = calls.at(-1)!;
+    expect(otherId).toMatch(/^[\w-]{16}\.1$/);
+    expect(otherId!.split('.')[0]).not.toBe(first!.split('.')[0]);
   });
 
   it('takes the answers of an asynchronous store: handled is acknowledged, in progress is 409', async () => {

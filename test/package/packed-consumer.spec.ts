@@ -150,6 +150,22 @@ describe('the packed package in a consumer app without the optional add-ons', ()
     },
   );
 
+  it.each([
+    ['module', `await import('nestjs-payouts/terminus')`],
+    ['commonjs', `require('nestjs-payouts/terminus')`],
+  ] as const)(
+    'refuses nestjs-payouts/terminus by %s, naming @nestjs/terminus and the install command',
+    async (type, load) => {
+      const run = await runNodeProcess(
+        [`--input-type=${type}`, '-e', `try { ${load}; } catch (error) { console.log(error.message); }`],
+        { cwd: consumer, timeoutMs: 20_000 },
+      );
+      expect(run.stdout).toBe(
+        'nestjs-payouts/terminus needs the @nestjs/terminus package: npm install @nestjs/terminus\n',
+      );
+    },
+  );
+
   it('runs the CLI without bullmq, whose queue command says what to install', async () => {
     const cli = join(consumer, 'node_modules', 'nestjs-payouts', 'dist', 'cli.js');
     const help = await runNodeProcess([cli, '--help'], { cwd: consumer, timeoutMs: 20_000 });
@@ -194,8 +210,17 @@ describe('the packed package in a consumer app without the optional add-ons', ()
   });
 });
 
-/** bullmq 6 opens its connections with ioredis, which it leaves to the app to install. */
-describe('the packed package in a consumer app with bullmq but without ioredis', () => {
+/**
+ * bullmq 6 opens its connections with ioredis, which it leaves to the app to install; bullmq 5 (the Nest 11 leg's)
+ * depends on ioredis itself, so there is no such app to try there.
+ */
+const bullmqMajor = Number(
+  (
+    JSON.parse(readFileSync(join(root, 'node_modules', 'bullmq', 'package.json'), 'utf8')) as { version: string }
+  ).version.split('.')[0],
+);
+
+describe.runIf(bullmqMajor >= 6)('the packed package in a consumer app with bullmq 6 but without ioredis', () => {
   let consumer: string;
 
   beforeAll(() => {

@@ -33,7 +33,10 @@ describe('PayoutRunsModule options', () => {
   });
 
   it('requires a hash-tagged prefix with a Redis Cluster connection', () => {
-    const cluster = new Cluster([{ host: '127.0.0.1', port: 1 }], { lazyConnect: true });
+    // bullmq 5 (the Nest 11 leg) types connections with its own copy of ioredis; the app's client works all the same.
+    const cluster = new Cluster([{ host: '127.0.0.1', port: 1 }], {
+      lazyConnect: true,
+    }) as unknown as PayoutRunsOptions['connection'];
 
     expect(() => PayoutRunsModule.forRoot({ connection: cluster, rateLimit })).toThrow(
       'PayoutRunsModule option "prefix" is invalid: expected a prefix with a hash tag, such as "{payouts}", with a ' +

@@ -43,6 +43,11 @@ const plan: ProviderPlan = (requestId, seenBefore) => {
 };
 
 /** Where the queue lives: a single redis-server, or a three-node cluster, with how the test and the workers reach it. */
+/** bullmq 5 (the Nest 11 leg) types connections with its own copy of ioredis; the app's client works all the same. */
+function asBullmqConnection(client: Cluster): ConnectionOptions {
+  return client as unknown as ConnectionOptions;
+}
+
 interface Topology {
   readonly connection: () => ConnectionOptions;
   readonly workerArgs: string[];
@@ -192,7 +197,7 @@ killedWorkerScenario(
       connection: () => {
         const client = new Cluster(nodes, { redisOptions: { maxRetriesPerRequest: null } });
         clients.push(client);
-        return client;
+        return asBullmqConnection(client);
       },
       workerArgs: [`--cluster-ports=${cluster.nodes.map((node) => node.port).join(',')}`],
       // BullMQ's keys of one queue, and the run's, must share a hash slot.

@@ -59,5 +59,31 @@ describeWithRedis('RedisNotificationDedupeStore on a real Redis Cluster', () => 
         redis.close();
       }
     });
+
+    it("recognises a key with * handled or being handled under the previous release's spelling, on any node", async () => {
+      const redis = await connectRedisClusterClient(kind, cluster.urls);
+      try {
+        const prefix = `${kind}-starred:`;
+        const store = new RedisNotificationDedupeStore(redis.client, { prefix });
+        const keys = Array.from({ length: NOTIFICATIONS }, (_, index) => `PAYMENT_METHOD_ADDED:s${index}:p*${index}:t`);
+        // The old spelling and today's hash to different slots, most of them on different nodes.
+        for (const [index, key] of keys.entries()) {
+          const value = index % 3 === 0 ? 'handled' : index % 3 === 1 ? 'claim:old-release' : undefined;
+          if (value !== undefined) await redis.command('SET', `${prefix}n:${key}`, value, 'PX', '60000');
+        }
+
+        const claims = [];
+        for (const key of keys) claims.push(await store.claim(key, 'new'));
+
+        expect(claims).toEqual(
+          keys.map((_, index) => (index % 3 === 0 ? 'handled' : index % 3 === 1 ? 'in-progress' : 'claimed')),
+        );
+        for (const [index, key] of keys.entries()) {
+          expect(await redis.command('EXISTS', store.keyOf(key))).toBe(index % 3 === 2 ? 1 : 0);
+        }
+      } finally {
+        redis.close();
+      }
+    });
   });
 });

@@ -1,7 +1,11 @@
 import { inspect } from 'node:util';
 import { Logger } from '@nestjs/common';
 import { PayoutsConfigError, RedisDedupeStoreError } from '../../lib/index.js';
-import { RedisNotificationDedupeStore, type RedisNotificationDedupeStoreOptions } from '../../lib/redis/index.js';
+import {
+  type RedisClientLike,
+  RedisNotificationDedupeStore,
+  type RedisNotificationDedupeStoreOptions,
+} from '../../lib/redis/index.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RecordingLogger } from '../recording-logger.js';
 import { eventually } from '../support/eventually.js';
@@ -98,6 +102,27 @@ describeWithRedis('RedisNotificationDedupeStore on a real redis-server', () => {
       expect(await store.claim(handled, 'new')).toBe('handled');
       expect(await store.claim(running, 'new')).toBe('in-progress');
       expect(await redis.command('EXISTS', store.keyOf(handled), store.keyOf(running))).toBe(0);
+    });
+
+    it('claims a key with * in one round trip on one server, the old spelling read inside the script', async () => {
+      const sent: string[] = [];
+      const store = new RedisNotificationDedupeStore(recordingClient(redis.client, sent), { prefix });
+      const n = ++sequence;
+      const starred = (suffix: string) => `PAYMENT_METHOD_ADDED:shp_${n}:pmt_*${suffix}:2025-03-14T09%3A26%3A53.589Z`;
+      await redis.command('SET', `${prefix}n:${starred('handled')}`, 'handled', 'PX', '60000');
+      await redis.command('SET', `${prefix}n:${starred('running')}`, 'claim:old-release', 'PX', '60000');
+      // The first claim of a script may find Redis without it (NOSCRIPT, then EVAL): not counted.
+      expect(await store.claim(starred('warm-up'), 'warm-up')).toBe('claimed');
+      sent.length = 0;
+
+      expect(await store.claim(starred('handled'), 'new')).toBe('handled');
+      expect(await store.claim(starred('running'), 'new')).toBe('in-progress');
+      expect(await store.claim(starred('fresh'), 'new')).toBe('claimed');
+
+      expect(sent).toEqual(['EVALSHA', 'EVALSHA', 'EVALSHA']);
+      expect(String(await redis.command('GET', store.keyOf(starred('fresh')))).split('\n')[0]).toBe('claim:new');
+      expect(await redis.command('EXISTS', `${prefix}n:${starred('fresh')}`)).toBe(0);
+      expect(await redis.command('EXISTS', store.keyOf(starred('handled')), store.keyOf(starred('running')))).toBe(0);
     });
 
     it('keeps the record of a failed delivery for handledTtlMs, answers it to the next claim, and drops it once handled', async () => {
@@ -340,3 +365,26 @@ describeWithRedis('RedisNotificationDedupeStore errors', () => {
     }
   });
 });
+
+/** The real client, recording the name of each command the store sends through it. */
+function recordingClient(client: RedisClientLike, sent: string[]): RedisClientLike {
+  return new Proxy(client, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      if (property === 'call') {
+        return (command: string, ...args: string[]) => {
+          sent.push(command);
+          return value.call(target, command, ...args);
+        };
+      }
+      if (property === 'sendCommand') {
+        return (args: string[]) => {
+          sent.push(args[0]!);
+          return value.call(target, args);
+        };
+      }
+      return value.bind(target);
+    },
+  });
+}

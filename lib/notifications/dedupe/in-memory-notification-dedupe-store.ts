@@ -25,24 +25,25 @@ const OWNER = 'InMemoryNotificationDedupeStore';
  * The default store: bounded in time and size, private to one process. Every operation is O(1) amortised, and a
  * notification costs two lookups and two writes of its key in one `Map`.
  *
- * The map holds each key's state in one number: a handled key its expiry time (milliseconds since the epoch, so
- * positive), a claim (handlers still running) the negated claim number. A queue per state keeps the keys in arrival
- * order with the number they were recorded with. The handled queue is in expiry order too, as the ttl is fixed, so
- * expired keys are found at its front. When the store is full the oldest handled keys go first, 1/256 of
- * `maxEntries` at a time: evicting a running claim would let a concurrent re-send run the handlers again. Only when
- * every key is a running claim does the oldest claim go, so the bound always holds. A claim made with a claim id
- * keeps it aside, so that only that delivery can release it.
+ * The map holds each key's state in one value: a handled key its expiry time (milliseconds since the epoch, so
+ * positive), a claim (handlers still running) the delivery's claim id, or, for a claim made without one, the negated
+ * claim number. A queue per state keeps the keys in arrival order with the value they were recorded with. The handled
+ * queue is in expiry order too, as the ttl is fixed, so expired keys are found at its front. When the store is full
+ * the oldest handled keys go first, 1/256 of `maxEntries` at a time: evicting a running claim would let a concurrent
+ * re-send run the handlers again. Only when every key is a running claim does the oldest claim go, so the bound always
+ * holds. As a claim is its claim id, only that delivery can release it: once its claim was evicted and a re-send
+ * claimed the key anew, the key holds the re-send's id. Keeping the id in the key's own entry costs the route no
+ * second map write per notification.
  *
  * A key released with a record of its handlers is kept like a handled key (same expiry, same eviction order), its
  * record aside; a claim answers the record and keeps it until the claim completes, or is released with a new one.
  * Only notifications whose handlers partly failed have a record, so the others never look one up.
  */
 export class InMemoryNotificationDedupeStore implements NotificationDedupeStore {
-  readonly #entries = new Map<string, number>();
+  /** Each key's state: its expiry when handled (a number > 0), its claim when claimed (a string or a number < 0). */
+  readonly #entries = new Map<string, number | string>();
   readonly #handledOrder = new StampedKeyQueue((key, expiresAt) => this.#entries.get(key) === expiresAt);
-  readonly #claimOrder = new StampedKeyQueue((key, claim) => this.#entries.get(key) === claim);
-  /** The claim id of each running claim that was given one. */
-  readonly #claimIds = new Map<string, string>();
+  readonly #claimOrder = new StampedKeyQueue<number | string>((key, claim) => this.#entries.get(key) === claim);
   /** The record of each key released with one, also while a later delivery claims it. */
   readonly #records = new Map<string, NotificationHandlerRecord>();
   #lastClaim = 0;
@@ -75,7 +76,8 @@ export class InMemoryNotificationDedupeStore implements NotificationDedupeStore 
     const now = this.#now();
     let record: NotificationHandlerRecord | undefined;
     if (state !== undefined) {
-      if (state < 0) return 'in-progress';
+      // A running claim: a delivery's claim id, or the negated number of a claim made without one.
+      if (typeof state === 'string' || state < 0) return 'in-progress';
       record = records.size === 0 ? undefined : records.get(key);
       if (state > now) {
         if (record === undefined) return 'handled';
@@ -87,10 +89,9 @@ export class InMemoryNotificationDedupeStore implements NotificationDedupeStore 
     }
     // Room is made before the record is kept again: the key's own released entry may be among those forgotten.
     this.#makeRoom(now);
-    const claim = -++this.#lastClaim;
+    const claim = claimId ?? -++this.#lastClaim;
     entries.set(key, claim);
     this.#claimOrder.push(key, claim);
-    if (claimId !== undefined) this.#claimIds.set(key, claimId);
     if (record === undefined) return 'claimed';
     records.set(key, record);
     return { claim: 'claimed', record };
@@ -106,7 +107,6 @@ export class InMemoryNotificationDedupeStore implements NotificationDedupeStore 
     // A key completed without a live claim (its claim was evicted) is a new entry and needs room like one.
     if (state === undefined) this.#makeRoom(now);
     else if (state === expiresAt) return;
-    this.#claimIds.delete(key);
     entries.set(key, expiresAt);
     this.#handledOrder.push(key, expiresAt);
   }
@@ -117,7 +117,6 @@ export class InMemoryNotificationDedupeStore implements NotificationDedupeStore 
    */
   release(key: string, claimId?: string): void {
     if (!this.#ownsClaim(key, claimId)) return;
-    this.#claimIds.delete(key);
     if (this.#records.size > 0 && this.#records.has(key)) this.#keepReleased(key);
     else this.#entries.delete(key);
   }
@@ -125,14 +124,14 @@ export class InMemoryNotificationDedupeStore implements NotificationDedupeStore 
   /** Drops the caller's own claim, keeping `record` in its place for the next delivery. */
   releaseWithRecord(key: string, claimId: string | undefined, record: NotificationHandlerRecord): void {
     if (!this.#ownsClaim(key, claimId)) return;
-    this.#claimIds.delete(key);
     this.#records.set(key, record);
     this.#keepReleased(key);
   }
 
+  /** Whether `key` holds the claim made with `claimId`, or, without one, a claim made without one. */
   #ownsClaim(key: string, claimId: string | undefined): boolean {
     const state = this.#entries.get(key);
-    return state !== undefined && state < 0 && this.#claimIds.get(key) === claimId;
+    return claimId === undefined ? typeof state === 'number' && state < 0 : state === claimId;
   }
 
   /** A released key with a record expires, and is evicted, as a handled one; it takes the room its claim took. */
@@ -171,7 +170,6 @@ export class InMemoryNotificationDedupeStore implements NotificationDedupeStore 
     if (entries.size >= this.#maxEntries && this.#claimOrder.skipStale()) {
       const evicted = this.#claimOrder.frontKey;
       this.#forget(evicted);
-      this.#claimIds.delete(evicted);
       this.#claimOrder.shift();
     }
   }

@@ -8,16 +8,16 @@ const MIN_COMPACT_LENGTH = 64;
  * Arrays with a head index, unlike deleting from the front of a `Map`, leave no holes to walk over later:
  * push, skip and shift are O(1), and compaction, at most once per doubling, is O(1) amortised.
  */
-export class StampedKeyQueue {
+export class StampedKeyQueue<Stamp extends number | string = number> {
   // A slot before the head is emptied, so that a forgotten key's string does not stay reachable until compaction.
   #keys: (string | undefined)[] = [];
-  #stamps: number[] = [];
+  #stamps: Stamp[] = [];
   #head = 0;
   #compactAt = MIN_COMPACT_LENGTH;
 
-  constructor(private readonly isCurrent: (key: string, stamp: number) => boolean) {}
+  constructor(private readonly isCurrent: (key: string, stamp: Stamp) => boolean) {}
 
-  push(key: string, stamp: number): void {
+  push(key: string, stamp: Stamp): void {
     if (this.#keys.length >= this.#compactAt) this.#compact();
     this.#keys.push(key);
     this.#stamps.push(stamp);
@@ -40,7 +40,7 @@ export class StampedKeyQueue {
     return this.#keys[this.#head]!;
   }
 
-  get frontStamp(): number {
+  get frontStamp(): Stamp {
     return this.#stamps[this.#head]!;
   }
 
@@ -48,7 +48,7 @@ export class StampedKeyQueue {
    * Whether the front record, current or stale, has a stamp at most `bound`. Stamps are pushed in non-decreasing
    * order, so when it has not, no record behind it has either: checked without looking up any key.
    */
-  frontStampAtMost(bound: number): boolean {
+  frontStampAtMost(bound: Stamp): boolean {
     return this.#head < this.#stamps.length && this.#stamps[this.#head]! <= bound;
   }
 
@@ -60,7 +60,7 @@ export class StampedKeyQueue {
   /** Keeps the current records only, so the arrays hold at most about twice the current ones. */
   #compact(): void {
     const keys: string[] = [];
-    const stamps: number[] = [];
+    const stamps: Stamp[] = [];
     for (let index = this.#head; index < this.#keys.length; index++) {
       const key = this.#keys[index]!;
       const stamp = this.#stamps[index]!;

@@ -32,8 +32,14 @@ export function watchBody(stream: BodyStreamLike, limit: number): WatchedBody {
     if (!watched.utf8 || watched.length > limit) return;
     const data = carried === undefined ? bytes : Buffer.concat([carried, bytes]);
     const end = completeLength(data);
+    // The usual chunk ends on a whole character: checked as it is, with no view of it allocated.
+    if (end === data.length) {
+      watched.utf8 = isUtf8(data);
+      carried = undefined;
+      return;
+    }
     watched.utf8 = isUtf8(data.subarray(0, end));
-    carried = end === data.length ? undefined : Buffer.from(data.subarray(end));
+    carried = Buffer.from(data.subarray(end));
   };
   stream.prependListener('data', onData);
   stream.on('end', () => {

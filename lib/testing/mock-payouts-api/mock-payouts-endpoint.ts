@@ -37,7 +37,9 @@ const JSON_HEADERS: MockHeaders = { 'content-type': 'application/json' };
 /**
  * `POST /payouts` as the interface describes it: both credentials checked, a JSON body with every field of the wallet
  * sample; a new `request_id` creates a payout (`201`), a repeated one gets the payout created the first time (`200`).
- * Error bodies are `{ "error": <code> }`, with `problems` naming each invalid field.
+ * Error bodies are `{ "error": <code> }`, with `problems` naming each invalid field. `GET /payouts/{request_id}` is the
+ * mock's own lookup (the interface has none), for testing a reconcile `lookup`: the payout (`200`) or
+ * `{ "error": "payout_not_found" }` (`404`).
  */
 export function answerPayoutsRequest(
   request: MockPayoutsRequest,
@@ -50,12 +52,20 @@ export function answerPayoutsRequest(
     body,
     committed: false,
   });
-  if (request.path.split('?')[0] !== '/payouts') return refuse(404, { error: 'not_found' });
-  if (request.method !== 'POST') return refuse(405, { error: 'method_not_allowed' }, { allow: 'POST' });
+  const path = request.path.split('?')[0]!;
+  const lookup = /^\/payouts\/([^/]+)$/.exec(path);
+  if (path !== '/payouts' && !lookup) return refuse(404, { error: 'not_found' });
+  const allowed = lookup ? 'GET' : 'POST';
+  if (request.method !== allowed) return refuse(405, { error: 'method_not_allowed' }, { allow: allowed });
   const { apiKey, accessToken } = request.credentials;
   if (apiKey !== 'valid') return refuse(401, { error: apiKey === 'missing' ? 'missing_api_key' : 'invalid_api_key' });
   if (accessToken !== 'valid') {
     return refuse(401, { error: accessToken === 'missing' ? 'missing_access_token' : 'invalid_access_token' });
+  }
+  if (lookup) {
+    const found = payouts.get(decodeURIComponent(lookup[1]!));
+    if (!found) return refuse(404, { error: 'payout_not_found' });
+    return { status: 200, headers: JSON_HEADERS, body: found, committed: false };
   }
   if (!arrived.contentType?.toLowerCase().startsWith('application/json')) {
     return refuse(415, { error: 'unsupported_media_type' });

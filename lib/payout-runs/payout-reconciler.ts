@@ -1,0 +1,193 @@
+import { randomUUID } from 'node:crypto';
+import { Logger, type OnApplicationBootstrap, type OnModuleDestroy, type Type } from '@nestjs/common';
+import type { ModuleRef } from '@nestjs/core';
+import { printable } from '../common/printable.js';
+import { withDeadline } from '../common/with-deadline.js';
+import { getPayoutsServiceToken, type PayoutsService } from '../index.js';
+import type { PayoutLookupAnswer, PayoutReconcileConfig } from './payout-reconcile-options.js';
+import { payoutJobId, readPayoutJobData } from './payout-job.js';
+import type { PayoutRunsConfig } from './payout-runs-options.js';
+import type { PayoutRunsService } from './payout-runs.service.js';
+
+/** What the sweeps decided, since the instance started: what health checks and metrics report. */
+export interface PayoutReconcileCounts {
+  /** Found created: the sent handlers ran. */
+  created: number;
+  /** Found absent: sent once more under the same `request_id`. */
+  absent: number;
+  /** The provider did not know yet: left parked. */
+  unknown: number;
+  /** The lookup threw or did not answer in time: left parked. */
+  failed: number;
+  /** Still parked after `giveUpAfterMs` (counted once per payout). */
+  givenUp: number;
+}
+
+/** Unknown outcomes read per page of a sweep. */
+const PAGE = 100;
+
+/**
+ * Settles unknown outcomes by asking the provider (`reconcile.lookup`), on instances that run a worker: every
+ * `sweepEveryMs`, the instance that takes the account's sweep lock looks up each payout parked for at least
+ * `settleAfterMs`, oldest first, and resolves it as a person would with `resolveUnknown()`. The lookup runs beside the
+ * queue, never in a worker's slot, and within `lookupTimeoutMs`.
+ */
+export class PayoutReconciler implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('PayoutRuns');
+  readonly counts: PayoutReconcileCounts = { created: 0, absent: 0, unknown: 0, failed: 0, givenUp: 0 };
+  private readonly givenUp = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly config: PayoutRunsConfig,
+    private readonly runs: PayoutRunsService,
+    private readonly moduleRef: ModuleRef,
+  ) {}
+
+  private get reconcile(): PayoutReconcileConfig | undefined {
+    return this.config.reconcile;
+  }
+
+  onApplicationBootstrap(): void {
+    const reconcile = this.reconcile;
+    if (!reconcile || !this.config.worker) return;
+    this.timer = setInterval(() => void this.sweep(), reconcile.sweepEveryMs);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.sweeping;
+  }
+
+  /** One sweep, unless one runs here already or another instance holds the lock; never rejects. */
+  sweep(): Promise<void> {
+    this.sweeping ??= this.sweepOnce()
+      .catch((error: unknown) => {
+        this.logger.error(`Sweep of the unknown payouts of account '${this.runs.account}' failed: ${messageOf(error)}`);
+      })
+      .finally(() => {
+        this.sweeping = undefined;
+      });
+    return this.sweeping;
+  }
+
+  private async sweepOnce(): Promise<void> {
+    const reconcile = this.reconcile!;
+    const { store } = this.runs;
+    const token = randomUUID();
+    // Long enough for one lookup and its resolution; renewed before each payout.
+    const leaseMs = reconcile.lookupTimeoutMs + 30_000;
+    if (!(await store.sweepLock('acquire', token, leaseMs))) return;
+    try {
+      const payouts = this.payouts();
+      let offset = 0;
+      for (;;) {
+        const { requestIds } = await store.unknown(offset, PAGE);
+        if (requestIds.length === 0) return;
+        for (const requestId of requestIds) {
+          if (this.stopped || !(await store.sweepLock('renew', token, leaseMs))) return;
+          const outcome = await this.settle(requestId, reconcile, payouts);
+          if (outcome === 'too-recent') return;
+          // A resolved payout has left the list; anything else is still in it (an entry whose record expired too).
+          if (outcome !== 'resolved') offset += 1;
+        }
+      }
+    } finally {
+      await store.sweepLock('release', token, leaseMs).catch(() => undefined);
+    }
+  }
+
+  /** Looks one payout up and acts on the answer; `resolved` when it has left the list. */
+  private async settle(
+    requestId: string,
+    reconcile: PayoutReconcileConfig,
+    payouts: PayoutsService,
+  ): Promise<'resolved' | 'parked' | 'too-recent' | 'gone'> {
+    const { store, queue, account } = this.runs;
+    const record = await store.read(requestId);
+    if (!record || record.state !== 'unknown') return 'gone';
+    const parkedFor = Date.now() - record.since;
+    // The list is in the order the payouts were parked: the rest are more recent still.
+    if (parkedFor < reconcile.settleAfterMs) return 'too-recent';
+    const job = await queue.getJob(payoutJobId(requestId));
+    const data = job && readPayoutJobData(job.data);
+    if (!data) return 'parked';
+    const what = `Payout ${printable(requestId)} of run ${printable(record.runId)}`;
+    const answer = await this.lookUp(reconcile, data.request, {
+      account,
+      runId: record.runId,
+      attempt: record.attempt,
+      parkedSince: new Date(record.since),
+      payouts,
+    });
+    if (answer === 'created' || answer === 'absent') {
+      const outcome = await this.runs.resolveUnknown(requestId, answer === 'created' ? 'sent' : 'absent', {
+        by: 'reconcile',
+        note: `the lookup answered ${answer}`,
+      });
+      if (outcome === 'resolved') {
+        this.counts[answer] += 1;
+        this.givenUp.delete(requestId);
+        return 'resolved';
+      }
+      this.logger.log(`${what}: the lookup answered ${answer}, but the payout is ${outcome}; left as it is`);
+      return outcome === 'busy' ? 'parked' : 'gone';
+    }
+    if (answer === 'unknown') {
+      this.counts.unknown += 1;
+      this.logger.log(`${what}: the lookup answered unknown; it stays parked`);
+    } else {
+      this.counts.failed += 1;
+      this.logger.warn(`${what}: the lookup ${answer.failed}; it stays parked`);
+    }
+    if (parkedFor >= reconcile.giveUpAfterMs && !this.givenUp.has(requestId)) {
+      this.givenUp.add(requestId);
+      this.counts.givenUp += 1;
+      this.logger.error(
+        `${what} is still parked as unknown after giveUpAfterMs (${reconcile.giveUpAfterMs} ms): ask the provider, then ` +
+          `settle it with resolveUnknown() or the payout-runs resolve command`,
+      );
+    }
+    return 'parked';
+  }
+
+  /** The answer within `lookupTimeoutMs`, or why there is none; a thrown error's message is never repeated. */
+  private async lookUp(
+    reconcile: PayoutReconcileConfig,
+    request: Parameters<PayoutReconcileConfig['lookup']>[0],
+    context: Omit<Parameters<PayoutReconcileConfig['lookup']>[1], 'signal'>,
+  ): Promise<PayoutLookupAnswer | { failed: string }> {
+    const abort = new AbortController();
+    const { lookupTimeoutMs } = reconcile;
+    try {
+      const answer = await withDeadline(
+        Promise.resolve().then(() => reconcile.lookup(request, { ...context, signal: abort.signal })),
+        lookupTimeoutMs,
+        () => new LookupTimeout(),
+      );
+      if (answer === 'created' || answer === 'absent' || answer === 'unknown') return answer;
+      return { failed: "answered neither 'created', 'absent' nor 'unknown'" };
+    } catch (error) {
+      if (error instanceof LookupTimeout) {
+        abort.abort();
+        return { failed: `did not answer within lookupTimeoutMs (${lookupTimeoutMs} ms)` };
+      }
+      return { failed: `threw ${error instanceof Error ? printable(error.name) : typeof error}` };
+    }
+  }
+
+  private payouts(): PayoutsService {
+    const token = getPayoutsServiceToken(this.runs.account) as Type<PayoutsService> | string;
+    return this.moduleRef.get(token, { strict: false });
+  }
+}
+
+class LookupTimeout extends Error {}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? printable(error.message) : typeof error;
+}

@@ -1,0 +1,25 @@
+import { pingQueue, queueFigures, workerState } from '../common/bullmq-queue-health.js';
+import type { PayoutsHealthSource } from '../index.js';
+import type { PayoutReconciler } from './payout-reconciler.js';
+import type { PayoutRunsService } from './payout-runs.service.js';
+import type { PayoutRunsWorker } from './payout-runs-worker.js';
+
+/** What health checks ask of an account's payout runs: a `PING` on the queue's connection, and its figures. */
+export function payoutRunsHealthSource(
+  runs: PayoutRunsService,
+  worker: PayoutRunsWorker,
+  reconciler: PayoutReconciler,
+): PayoutsHealthSource {
+  return {
+    component: 'payout-runs',
+    ping: () => pingQueue(runs.queue),
+    figures: async () => {
+      const [figures, unknown] = await Promise.all([
+        queueFigures(runs.queue, worker.running),
+        runs.store.unknown(0, 1),
+      ]);
+      return { ...figures, parked: unknown.total, reconciled: { ...reconciler.counts } };
+    },
+    worker: () => workerState(worker.running),
+  };
+}

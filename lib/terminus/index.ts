@@ -1,0 +1,2 @@
+export { PayoutsHealthIndicator, type PayoutsComponentHealth } from './payouts-health-indicator.js';
+export type { PayoutsHealthCheckOptions, PayoutsHealthThresholds } from './payouts-health-options.js';

@@ -1,0 +1,233 @@
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import {
+  type CreatePayoutRequest,
+  getPayoutsHealthSourceToken,
+  PayoutsApiError,
+  type PayoutsHealthSource,
+} from 'nestjs-payouts';
+import type { PayoutLookupContext, PayoutReconcileOptions } from 'nestjs-payouts/payout-runs';
+import { MockFault, MockPayoutsApi } from 'nestjs-payouts/testing';
+import { eventually } from '../support/eventually.js';
+import { describeWithRedis } from '../support/redis-suite.js';
+import { RedisServer } from '../support/redis-server.js';
+import { ACCESS_TOKEN, API_KEY, payout, type RunsApp, startRunsApp } from './payout-runs-test-app.js';
+
+/** A lookup written as a user would: the provider's status endpoint, through `payouts.request()`. */
+async function statusLookup(
+  request: CreatePayoutRequest,
+  { payouts }: PayoutLookupContext,
+): Promise<'created' | 'absent'> {
+  try {
+    await payouts.request({ method: 'GET', path: '/payouts/{id}', params: { id: request.request_id } });
+    return 'created';
+  } catch (error) {
+    if (error instanceof PayoutsApiError && error.status === 404) return 'absent';
+    throw error;
+  }
+}
+
+describeWithRedis('unknown outcomes reconciled by a lookup', () => {
+  let redis: RedisServer;
+  let mock: MockPayoutsApi;
+  const apps: RunsApp[] = [];
+  let prefixes = 0;
+
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+  });
+  afterAll(async () => {
+    await redis?.close();
+  });
+  afterEach(async () => {
+    await Promise.all(apps.splice(0).map((started) => started.app.close()));
+    await mock?.close();
+  });
+
+  const start = async (prefix: string, reconcile: PayoutReconcileOptions) => {
+    const started = await startRunsApp(mock.baseUrl, {
+      connection: { host: '127.0.0.1', port: redis.port },
+      prefix,
+      rateLimit: false,
+      attempts: 3,
+      backoffMs: 20,
+      reconcile,
+    });
+    apps.push(started);
+    return started;
+  };
+  const committedPerRequestId = () => {
+    const counts = new Map<string, number>();
+    for (const call of mock.calls) {
+      if (call.committed) counts.set(call.requestId!, (counts.get(call.requestId!) ?? 0) + 1);
+    }
+    return counts;
+  };
+
+  it('settles every payout whose POST was lost: none created twice, none missing, none left parked', async () => {
+    mock = await MockPayoutsApi.start({ apiKey: API_KEY, accessToken: ACCESS_TOKEN });
+    // 5% of POSTs are committed and then lose their reply; 5% more are lost before the provider sees them.
+    mock.fail({ probability: 0.05, seed: 7, when: { method: 'POST' } }, MockFault.resetAfterCommit());
+    mock.fail({ probability: 0.05, seed: 11, when: { method: 'POST' } }, MockFault.resetBeforeCommit());
+    const started = await start(`reconcile${++prefixes}`, {
+      lookup: statusLookup,
+      settleAfterMs: 200,
+      sweepEveryMs: 200,
+    });
+    const ids = Array.from({ length: 200 }, (_, index) => `rc-${index}`);
+
+    await started.runs.enqueue(
+      ids.map((id) => payout(id)),
+      { runId: 'reconcile' },
+    );
+    const done = await eventually(
+      async () => {
+        const progress = await started.runs.progress('reconcile');
+        return progress?.counts.sent === ids.length && started.results.sent.length === ids.length
+          ? progress
+          : undefined;
+      },
+      60_000,
+      'every payout is sent and its sent handler has run',
+    );
+
+    expect(done.counts).toMatchObject({ queued: 0, sending: 0, retrying: 0, sent: 200, refused: 0, unknown: 0 });
+    expect((await started.runs.listUnknown()).total).toBe(0);
+    const committed = committedPerRequestId();
+    expect([...committed.keys()].sort()).toEqual([...ids].sort());
+    expect([...committed.values()].every((count) => count === 1)).toBe(true);
+    expect([...mock.payouts.keys()].sort()).toEqual([...ids].sort());
+    expect(started.results.sent.map((result) => result.requestId).sort()).toEqual([...ids].sort());
+    const reconciled = started.logger.lines.filter((line) => / resolved as (sent|absent) by reconcile/.test(line));
+    const resetAfter = mock.calls.filter((call) => call.committed && call.reset).length;
+    const resetBefore = mock.calls.filter((call) => !call.committed && call.reset).length;
+    // The seeds lose both kinds of request; each was settled by the sweep, as the provider's lookup said.
+    expect(resetAfter).toBeGreaterThan(0);
+    expect(resetBefore).toBeGreaterThan(0);
+    expect(reconciled.filter((line) => line.includes('resolved as sent'))).toHaveLength(resetAfter);
+    expect(reconciled.filter((line) => line.includes('resolved as absent'))).toHaveLength(resetBefore);
+    const source = started.app.get<string, PayoutsHealthSource>(getPayoutsHealthSourceToken('payout-runs'));
+    expect((await source.figures!()).reconciled).toEqual({
+      created: resetAfter,
+      absent: resetBefore,
+      unknown: 0,
+      failed: 0,
+      givenUp: 0,
+    });
+    mock.assertNoSecretIn(started.logger.lines);
+  });
+
+  it('leaves the payouts parked while the lookup is unavailable, and reports them in the figures and the error log', async () => {
+    mock = await MockPayoutsApi.start({ apiKey: API_KEY, accessToken: ACCESS_TOKEN });
+    mock.fail({ when: { method: 'POST' } }, MockFault.resetAfterCommit());
+    // The status endpoint answers nothing in time.
+    mock.fail({ when: { method: 'GET' } }, MockFault.latency(60_000));
+    const started = await start(`reconcile${++prefixes}`, {
+      lookup: statusLookup,
+      settleAfterMs: 0,
+      sweepEveryMs: 200,
+      lookupTimeoutMs: 100,
+      giveUpAfterMs: 1000,
+    });
+
+    await started.runs.enqueue([payout('down-1'), payout('down-2')], { runId: 'unavailable' });
+    await eventually(
+      async () =>
+        started.logger.lines.filter((line) => line.includes('after giveUpAfterMs')).length === 2 ? true : undefined,
+      30_000,
+      'both payouts are given up on',
+    );
+
+    expect((await started.runs.listUnknown()).payouts.map((item) => item.requestId).sort()).toEqual([
+      'down-1',
+      'down-2',
+    ]);
+    const source = started.app.get<string, PayoutsHealthSource>(getPayoutsHealthSourceToken('payout-runs'));
+    const figures = await source.figures!();
+    expect(figures.parked).toBe(2);
+    expect(figures.reconciled).toMatchObject({ created: 0, absent: 0, unknown: 0, givenUp: 2 });
+    expect(figures.reconciled!.failed).toBeGreaterThanOrEqual(2);
+    expect(started.logger.lines).toContainEqual(
+      expect.stringMatching(
+        /^warn: Payout down-1 of run unavailable: the lookup did not answer within lookupTimeoutMs \(100 ms\); it stays parked/,
+      ),
+    );
+    expect(
+      started.logger.lines.filter((line) => line.startsWith('error:') && line.includes('after giveUpAfterMs')),
+    ).toHaveLength(2);
+    expect(started.results.sent).toEqual([]);
+    expect(mock.payouts.size).toBe(2);
+    mock.assertNoSecretIn(started.logger.lines);
+  });
+
+  it('passes over an entry of the unknown list whose record has expired, and settles the payouts after it', async () => {
+    mock = await MockPayoutsApi.start({ apiKey: API_KEY, accessToken: ACCESS_TOKEN });
+    mock.fail({ when: { method: 'POST' }, times: 1 }, MockFault.resetAfterCommit());
+    const prefix = `reconcile${++prefixes}`;
+    const client = new Redis(redis.port, '127.0.0.1');
+    // Older than any payout: a record that expired (or was deleted) while its entry stayed in the list.
+    await client.zadd(`${prefix}:payout-runs:runs:unknown`, 0, 'expired-1');
+    const started = await start(prefix, { lookup: statusLookup, settleAfterMs: 0, sweepEveryMs: 100 });
+
+    await started.runs.enqueue([payout('after-1')], { runId: 'expired' });
+    await eventually(
+      async () => (started.results.sent.length === 1 ? true : undefined),
+      30_000,
+      'the payout after the expired entry is settled',
+    );
+
+    expect(started.results.sent.map((result) => result.requestId)).toEqual(['after-1']);
+    expect(started.logger.lines.filter((line) => line.includes('resolved as sent by reconcile'))).toHaveLength(1);
+    // The sweep ends, and lets go of its lock, rather than reading the expired entry again and again.
+    try {
+      await eventually(
+        async () => ((await client.exists(`${prefix}:payout-runs:runs:sweep-lock`)) === 0 ? true : undefined),
+        10_000,
+        'the sweep lets go of its lock',
+      );
+    } finally {
+      client.disconnect();
+    }
+  });
+
+  it('never resolves one payout twice when two instances sweep at once', async () => {
+    mock = await MockPayoutsApi.start({ apiKey: API_KEY, accessToken: ACCESS_TOKEN });
+    const ids = Array.from({ length: 20 }, (_, index) => `twice-${index}`);
+    mock.fail({ when: { method: 'POST' }, times: ids.length }, MockFault.resetAfterCommit());
+    const lookups: string[] = [];
+    const reconcile: PayoutReconcileOptions = {
+      lookup: async (request, context) => {
+        lookups.push(request.request_id);
+        // Slow enough that both instances' sweeps are due while one runs.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return statusLookup(request, context);
+      },
+      settleAfterMs: 0,
+      sweepEveryMs: 100,
+    };
+    const prefix = `reconcile${++prefixes}`;
+    const [first, second] = [await start(prefix, reconcile), await start(prefix, reconcile)];
+
+    await first.runs.enqueue(
+      ids.map((id) => payout(id)),
+      { runId: 'twice' },
+    );
+    // The state is sent before the sent handlers run: wait for the handlers.
+    await eventually(
+      async () => (first.results.sent.length + second.results.sent.length === ids.length ? true : undefined),
+      60_000,
+      'every sent handler has run',
+    );
+    expect((await first.runs.progress('twice'))!.counts).toMatchObject({ sent: ids.length, unknown: 0 });
+
+    const sent = [...first.results.sent, ...second.results.sent].map((result) => result.requestId);
+    expect(sent.sort()).toEqual([...ids].sort());
+    const resolutions = [...first.logger.lines, ...second.logger.lines].filter((line) =>
+      line.includes('resolved as sent by reconcile'),
+    );
+    expect(resolutions).toHaveLength(ids.length);
+    expect(new Set(lookups).size).toBe(ids.length);
+    expect(lookups).toHaveLength(ids.length);
+    expect([...committedPerRequestId().values()].every((count) => count === 1)).toBe(true);
+  });
+});

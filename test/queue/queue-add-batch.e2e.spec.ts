@@ -1,0 +1,111 @@
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { notificationJobId } from 'nestjs-payouts/queue';
+import { NotificationAddBatch } from '../../lib/queue/notification-add-batch.js';
+import { ADAPTERS, cardAdded, post } from '../notifications/notifications-test-app.js';
+import { RecordingLogger } from '../recording-logger.js';
+import { describeWithRedis } from '../support/redis-suite.js';
+import { RedisServer } from '../support/redis-server.js';
+import {
+  ACK,
+  dedupeKeyOf,
+  FAILED,
+  inspectRedis,
+  type QueueApp,
+  startQueueApp,
+  uniqueQueueName,
+} from './queue-test-app.js';
+
+/*
+ * The route adds the jobs of the notifications of one turn of the event loop together. A job whose key already holds
+ * something that is not a job (a plain string) makes BullMQ's add script fail with WRONGTYPE: a real way to have
+ * exactly one add of a batch fail.
+ */
+describeWithRedis('queue mode: the adds of one turn of the event loop, sent together', () => {
+  let redis: RedisServer;
+  let client: Redis;
+  const apps: QueueApp[] = [];
+  const queues: Queue[] = [];
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+    client = inspectRedis(redis);
+  });
+  afterAll(async () => {
+    client?.disconnect();
+    await redis?.close();
+  });
+  afterEach(async () => {
+    await Promise.all([...apps.splice(0).map((app) => app.close()), ...queues.splice(0).map((queue) => queue.close())]);
+  });
+
+  const job = (id: string) => ({ name: 'notification', data: { id }, opts: { jobId: id, removeOnFail: false } });
+
+  it('settles each add of a batch with its own outcome: only the job that could not be stored fails', async () => {
+    const queue = new Queue(uniqueQueueName(), { connection: { host: '127.0.0.1', port: redis.port } });
+    queues.push(queue);
+    await client.set(queue.toKey('poisoned'), 'not a job');
+    const batch = new NotificationAddBatch(queue);
+
+    // Added in one turn of the event loop: one batch.
+    const outcomes = await Promise.all(['first', 'poisoned', 'third'].map((id) => batch.add(job(id))));
+
+    expect(outcomes[0]).toBeUndefined();
+    expect(String(outcomes[1])).toMatch(/WRONGTYPE/);
+    expect(outcomes[2]).toBeUndefined();
+    expect((await queue.getJob('first'))?.data).toEqual({ id: 'first' });
+    expect((await queue.getJob('third'))?.data).toEqual({ id: 'third' });
+    expect(await client.get(queue.toKey('poisoned'))).toBe('not a job');
+    expect(await queue.getJobCounts('waiting')).toEqual({ waiting: 2 });
+  });
+
+  it('stores every job of a batch, and a job added twice in one batch once', async () => {
+    const queue = new Queue(uniqueQueueName(), { connection: { host: '127.0.0.1', port: redis.port } });
+    queues.push(queue);
+    const batch = new NotificationAddBatch(queue);
+
+    const outcomes = await Promise.all(['a', 'b', 'a', 'c'].map((id) => batch.add(job(id))));
+    const alone = await batch.add(job('d'));
+
+    expect(outcomes).toEqual([undefined, undefined, undefined, undefined]);
+    expect(alone).toBeUndefined();
+    expect(await queue.getJobCounts('waiting')).toEqual({ waiting: 4 });
+    expect((await queue.getWaiting()).map((stored) => stored.id).sort()).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('fails a batch of one whose add fails', async () => {
+    const queue = new Queue(uniqueQueueName(), { connection: { host: '127.0.0.1', port: redis.port } });
+    queues.push(queue);
+    await client.set(queue.toKey('poisoned'), 'not a job');
+
+    expect(String(await new NotificationAddBatch(queue).add(job('poisoned')))).toMatch(/WRONGTYPE/);
+    expect(await queue.getJobCounts('waiting')).toEqual({ waiting: 0 });
+  });
+
+  describe.each(ADAPTERS)('through the route on %s', (adapter) => {
+    it('answers 500 for exactly the notification whose job could not be stored, and 200 for the others', async () => {
+      const logger = new RecordingLogger();
+      const app = await startQueueApp(adapter, redis, { worker: false }, { logger });
+      apps.push(app);
+      const notifications = Array.from({ length: 6 }, () => cardAdded());
+      const poisoned = notifications[2]!;
+      const poisonedId = notificationJobId(dedupeKeyOf(poisoned));
+      await client.set(app.queue.toKey(poisonedId), 'not a job');
+
+      const replies = await Promise.all(notifications.map((notification) => post(app.route, notification)));
+
+      expect(replies.map((reply) => `${reply.status} ${reply.body}`)).toEqual(
+        notifications.map((notification) => (notification === poisoned ? `500 ${FAILED}` : `200 ${ACK}`)),
+      );
+      const others = notifications.filter((notification) => notification !== poisoned);
+      const stored = await Promise.all(
+        others.map(async (notification) => (await app.queue.getJob(notificationJobId(dedupeKeyOf(notification))))?.id),
+      );
+      expect(stored).toEqual(others.map((notification) => notificationJobId(dedupeKeyOf(notification))));
+      expect(await client.get(app.queue.toKey(poisonedId))).toBe('not a job');
+      const errors = logger.messages('error');
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toContain(dedupeKeyOf(poisoned));
+    });
+  });
+});
