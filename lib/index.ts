@@ -11,6 +11,7 @@ export type {
   PayoutsWorkerState,
 } from './interfaces/payouts-health-source.interface.js';
 export type { AccessTokenFetchOutcome } from './payouts/access-token-provider.js';
+export { getPayoutsInstrumentationToken } from './accounts/payouts-instrumentation.token.js';
 export { DEFAULT_PAYOUTS_ACCOUNT } from './payouts.constants.js';
 export type { PayoutsModuleAsyncOptions, PayoutsModuleForRootOptions } from './payouts.module-definition.js';
 export type {
@@ -99,6 +100,7 @@ export type { PayoutsEventListener } from './common/events/payouts-event-emitter
 export type {
   PayoutsEvents,
   PayoutsNotificationEvent,
+  PayoutsPayoutRunJobEvent,
   PayoutsRequestEvent,
   PayoutsResponseEvent,
 } from './interfaces/payouts-events.interface.js';
@@ -108,6 +110,9 @@ export type {
   NotificationOutcome,
   NotificationTrace,
   NotificationTraceCarrier,
+  PayoutRunJobInfo,
+  PayoutRunJobTrace,
+  PayoutRunJobOutcome,
   PayoutsAttemptOutcome,
   PayoutsCallOperation,
   PayoutsCallTargetInfo,

@@ -3,6 +3,7 @@ import { HttpModule } from '@nestjs/axios';
 import { DiscoveryModule } from '@nestjs/core';
 import { PayoutsRegistryModule } from './accounts/payouts-registry.module.js';
 import { getNotificationsQueueToken } from './accounts/notifications-queue.token.js';
+import { getPayoutsInstrumentationToken } from './accounts/payouts-instrumentation.token.js';
 import { getPayoutsServiceToken } from './accounts/payouts-service.token.js';
 import { getPayoutsHealthSourceToken } from './accounts/payouts-health-source.token.js';
 import { createNotificationsController } from './notifications/http/notifications-controller.factory.js';
@@ -35,7 +36,7 @@ export class PayoutsModule extends PayoutsConfigurableModule {
 /**
  * Each registration gets its own controller class, given its path once the options are known, and its own
  * providers, so two registrations, or two apps in one process, never share a path, a token cache or a store.
- * Only the service, the dispatcher's queue and the health sources are exported, under tokens that `name` decides before any options
+ * Only the service, the dispatcher's queue, the health sources and the instrumentation are exported, under tokens that `name` decides before any options
  * factory runs.
  */
 function withRegistration(definition: DynamicModule, source: PayoutsRegistrationSource): DynamicModule {
@@ -45,11 +46,12 @@ function withRegistration(definition: DynamicModule, source: PayoutsRegistration
     queue: getNotificationsQueueToken(source.name),
     dedupeHealth: getPayoutsHealthSourceToken('dedupe-store', source.name),
     queueHealth: getPayoutsHealthSourceToken('notifications-queue', source.name),
+    instrumentation: getPayoutsInstrumentationToken(source.name),
   };
   return {
     ...definition,
     controllers: [controller],
     providers: [...(definition.providers ?? []), ...createPayoutsProviders(controller, source, exported)],
-    exports: [exported.service, exported.queue, exported.dedupeHealth, exported.queueHealth],
+    exports: [exported.service, exported.queue, exported.dedupeHealth, exported.queueHealth, exported.instrumentation],
   };
 }

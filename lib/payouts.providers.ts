@@ -48,6 +48,8 @@ export interface PayoutsRegistrationExports {
   /** The health sources of its dedupe store and its queue, or `null`. */
   readonly dedupeHealth: string;
   readonly queueHealth: string;
+  /** Its instrumentation, for the add-ons that record on its behalf. */
+  readonly instrumentation: string;
 }
 
 /**
@@ -147,6 +149,7 @@ export function createPayoutsProviders(
     },
     NotificationReceiver,
     { provide: exported.service, useClass: PayoutsService },
+    { provide: exported.instrumentation, useExisting: PAYOUTS_INSTRUMENTATION },
   ];
 }
 

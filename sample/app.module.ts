@@ -39,7 +39,7 @@ import { WalletPayoutsService } from './wallet-payouts.service.js';
   providers: [SavedCardsStore, PaymentMethodsListener, WalletPayoutsService],
 })
 export class AppModule {
-  /** The app with payout runs on the Redis at `redisUrl`, imported after its PayoutsModule. */
+  /** The app with payout runs on the Redis at `redisUrl`. */
   static withPayoutRuns(redisUrl: string): DynamicModule {
     const { hostname, port } = new URL(redisUrl);
     return {

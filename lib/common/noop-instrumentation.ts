@@ -1,6 +1,7 @@
 import type {
   NotificationTrace,
   NotificationTraceCarrier,
+  PayoutRunJobTrace,
   PayoutsCallTrace,
   PayoutsInstrumentation,
 } from '../interfaces/payouts-instrumentation.interface.js';
@@ -24,9 +25,19 @@ export const NOOP_PAYOUTS_CALL_TRACE: PayoutsCallTrace = {
   end: () => undefined,
 };
 
+/** Records nothing; shared by every job of a payout run, and by instrumentations without run support. */
+export const NOOP_PAYOUT_RUN_JOB_TRACE: PayoutRunJobTrace = {
+  run: (work) => work(),
+  end: () => undefined,
+};
+
 /** The default instrumentation: records nothing, and hands out shared traces so a request allocates nothing. */
-export const NOOP_INSTRUMENTATION: PayoutsInstrumentation = {
+export const NOOP_INSTRUMENTATION: Required<PayoutsInstrumentation> = {
   startNotification: () => NOOP_NOTIFICATION_TRACE,
   resumeNotification: () => NOOP_NOTIFICATION_TRACE,
   startPayoutsCall: () => NOOP_PAYOUTS_CALL_TRACE,
+  payoutRunCarrier: () => EMPTY_CARRIER,
+  startPayoutRunJob: () => NOOP_PAYOUT_RUN_JOB_TRACE,
+  payoutRunCompleted: () => undefined,
+  payoutRunResolved: () => undefined,
 };

@@ -2,6 +2,7 @@ import type {
   NotificationDedupeResult,
   NotificationOutcome,
   PayoutsAttemptOutcome,
+  PayoutRunJobOutcome,
   PayoutsCallOperation,
 } from './payouts-instrumentation.interface.js';
 
@@ -49,9 +50,25 @@ export interface PayoutsNotificationEvent {
   readonly skippedHandlers?: readonly string[];
 }
 
+/** One attempt of a payout run's job in a worker of this process: emitted as `payoutRunJob`. */
+export interface PayoutsPayoutRunJobEvent {
+  readonly account: string;
+  readonly runId: string;
+  readonly requestId: string;
+  /** 1 for the job's first attempt. */
+  readonly attempt: number;
+  /** What this attempt decided; undefined when it only ran result handlers again (or found no record). */
+  readonly outcome: PayoutRunJobOutcome | undefined;
+  /** The class name of the error the attempt failed with (to be retried); undefined when it succeeded. */
+  readonly rejection: string | undefined;
+  /** Milliseconds the attempt took, the payout's request and its result handlers included. */
+  readonly elapsedMs: number;
+}
+
 /** The events of a registration's `PayoutsService`, by name. */
 export interface PayoutsEvents {
   request: PayoutsRequestEvent;
   response: PayoutsResponseEvent;
   notification: PayoutsNotificationEvent;
+  payoutRunJob: PayoutsPayoutRunJobEvent;
 }

@@ -92,6 +92,31 @@ export interface PayoutsCallTrace {
 }
 
 /**
+ * What one attempt of a payout run's job decided for its payout: `sent`, `refused`, `unknown` (parked), or `retrying`
+ * (sent again later, a `429`/`503` pause included).
+ */
+export type PayoutRunJobOutcome = 'sent' | 'refused' | 'unknown' | 'retrying';
+
+/** What a payout run's job is about: ids the caller chose. */
+export interface PayoutRunJobInfo {
+  readonly runId: string;
+  readonly requestId: string;
+  /** 1 for the job's first attempt. */
+  readonly attempt: number;
+}
+
+/** Follows one attempt of a payout run's job in a worker. */
+export interface PayoutRunJobTrace {
+  /** Runs the attempt; an implementation may run it inside a context of its own (a span), so the payout's call nests. */
+  run<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Called once: the outcome this attempt decided, undefined when it decided none (it only ran result handlers again,
+   * or found no record); `rejection` is the class name of the error it failed with, undefined when it succeeded.
+   */
+  end(outcome: PayoutRunJobOutcome | undefined, rejection: string | undefined): void;
+}
+
+/**
  * The seam for metrics, traces and events. The default does nothing and hands out shared no-op traces, so a
  * request allocates nothing for it; an implementation (such as the OpenTelemetry one) comes from the `telemetry`
  * option.
@@ -113,6 +138,17 @@ export interface PayoutsInstrumentation {
     target: PayoutsCallTargetInfo,
     requestId: string | undefined,
   ): PayoutsCallTrace;
+  /**
+   * Optional (payout runs): the trace context active when a run is enqueued, stored with each of its jobs; empty when
+   * nothing records traces, and then not stored.
+   */
+  payoutRunCarrier?(): NotificationTraceCarrier;
+  /** Optional (payout runs): one attempt of a payout's job starts in a worker, under the trace of its `carrier`. */
+  startPayoutRunJob?(carrier: NotificationTraceCarrier, info: PayoutRunJobInfo): PayoutRunJobTrace;
+  /** Optional (payout runs): a run has nothing pending any more (once per run). */
+  payoutRunCompleted?(runId: string): void;
+  /** Optional (payout runs): a person decided on an unknown outcome. */
+  payoutRunResolved?(decision: 'sent' | 'absent'): void;
 }
 
 /** What the `telemetry` option takes: it builds the instrumentation of each registration (account) at bootstrap. */

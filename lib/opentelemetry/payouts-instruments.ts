@@ -10,6 +10,9 @@ export interface PayoutsInstruments {
   readonly payoutRequests: Counter;
   readonly payoutDuration: Histogram;
   readonly payoutRetries: Counter;
+  readonly runPayouts: Counter;
+  readonly runCompletions: Counter;
+  readonly runResolutions: Counter;
 }
 
 const seconds = (description: string) => ({
@@ -47,6 +50,18 @@ export function createPayoutsInstruments(meter: Meter): PayoutsInstruments {
     payoutRetries: meter.createCounter(METRIC_NAMES.payoutRetries, {
       description: 'Attempts of createPayout() sent again, by the reason (error.type) of the attempt before',
       unit: '{retry}',
+    }),
+    runPayouts: meter.createCounter(METRIC_NAMES.runPayouts, {
+      description: 'Outcomes decided by the jobs of payout runs (sent, refused, unknown: parked, retrying)',
+      unit: '{payout}',
+    }),
+    runCompletions: meter.createCounter(METRIC_NAMES.runCompletions, {
+      description: 'Payout runs that came to have nothing pending',
+      unit: '{run}',
+    }),
+    runResolutions: meter.createCounter(METRIC_NAMES.runResolutions, {
+      description: 'Decisions on unknown outcomes of payout runs, by decision (sent, absent)',
+      unit: '{decision}',
     }),
   };
 }

@@ -17,6 +17,8 @@ export const SPAN_NAMES = {
   retryEvent: 'payouts.payout.retry',
   /** An event on the notification's span for each handler not run again, as it succeeded before. */
   handlerSkippedEvent: 'payouts.handler.skipped',
+  /** One attempt of a payout run's job in a worker. */
+  runPayout: 'payouts.run.payout',
 } as const;
 
 export const METRIC_NAMES = {
@@ -27,6 +29,9 @@ export const METRIC_NAMES = {
   payoutRequests: 'payouts.payout.requests',
   payoutDuration: 'payouts.payout.duration',
   payoutRetries: 'payouts.payout.retries',
+  runPayouts: 'payouts.run.payouts',
+  runCompletions: 'payouts.run.completions',
+  runResolutions: 'payouts.run.resolutions',
 } as const;
 
 export const ATTRIBUTES = {
@@ -42,6 +47,9 @@ export const ATTRIBUTES = {
   attempt: 'payouts.payout.attempt',
   statusCode: 'http.response.status_code',
   errorType: 'error.type',
+  runId: 'payouts.run.id',
+  runOutcome: 'payouts.run.outcome',
+  resolution: 'payouts.run.resolution',
 } as const;
 
 /**

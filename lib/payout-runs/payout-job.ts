@@ -1,10 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { CreatePayoutRequest } from '../index.js';
 
-/** What a job holds: the payout request as given, and its run. Never a credential. */
+/**
+ * What a job holds: the payout request as given, its run, and the trace context of its `enqueue()` when telemetry
+ * records traces (W3C `traceparent`/`tracestate`). Never a credential.
+ */
 export interface PayoutJobData {
   readonly request: CreatePayoutRequest;
   readonly runId: string;
+  readonly trace?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -44,5 +48,13 @@ export function readPayoutJobData(data: unknown): PayoutJobData | undefined {
   const { request, runId } = data as Record<string, unknown>;
   if (request === null || typeof request !== 'object' || typeof runId !== 'string') return undefined;
   if (typeof (request as { request_id?: unknown }).request_id !== 'string') return undefined;
+  const { trace } = data as { trace?: unknown };
+  // An unreadable trace context only loses the link to the enqueue's trace.
+  if (trace !== undefined && !isStringRecord(trace)) return { request: request as CreatePayoutRequest, runId };
   return data as PayoutJobData;
+}
+
+function isStringRecord(value: unknown): value is Record<string, string> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  return Object.values(value).every((field) => typeof field === 'string');
 }

@@ -3,7 +3,8 @@ import type { LoggerService } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { stackOf } from '../common/error-stack.js';
 import { printable } from '../common/printable.js';
-import type { PayoutsService } from '../index.js';
+import { EMPTY_CARRIER, NOOP_PAYOUT_RUN_JOB_TRACE } from '../common/noop-instrumentation.js';
+import type { PayoutRunJobOutcome, PayoutsInstrumentation, PayoutsService } from '../index.js';
 import { bullmq } from './bullmq-runtime.js';
 import { INTERRUPTED, type PayoutAttemptVerdict, verdictOf } from './payout-attempt-verdict.js';
 import { type PayoutJobData, readPayoutJobData } from './payout-job.js';
@@ -48,6 +49,7 @@ export interface PayoutRunProcessorDeps {
   readonly payouts: PayoutsService;
   readonly handlers: ReadonlyMap<PayoutRunEvent, readonly PayoutRunHandler[]>;
   readonly logger: LoggerService;
+  readonly instrumentation: PayoutsInstrumentation;
 }
 
 /**
@@ -60,27 +62,55 @@ export function createPayoutRunProcessor(deps: PayoutRunProcessorDeps): (job: Pa
   return async (job) => {
     const data = readPayoutJobData(job.data);
     if (!data) throw new bullmq.UnrecoverableError(`Job ${job.id} holds no payout this version can read; not retried`);
-    const { request, runId } = data;
-    const requestId = request.request_id;
-    const token = randomUUID();
-    const begun = await deps.store.begin(requestId, runId, token, deps.config.providerDedupesRequestId);
-    if (begun.step === 'missing') {
-      deps.logger.warn(`${subject(data)} has no record (expired or removed); not sent`);
-      return 'missing';
+    const info = { runId: data.runId, requestId: data.request.request_id, attempt: job.attemptsMade + 1 };
+    const trace =
+      deps.instrumentation.startPayoutRunJob?.(data.trace ?? EMPTY_CARRIER, info) ?? NOOP_PAYOUT_RUN_JOB_TRACE;
+    const decided: Decided = { outcome: undefined };
+    let result: PayoutJobResult;
+    try {
+      result = await trace.run(() => processPayout(deps, job, data, decided));
+    } catch (error) {
+      trace.end(decided.outcome, error instanceof Error ? error.constructor.name : 'Error');
+      throw error;
     }
-    if (begun.step === 'interrupted') {
-      await deps.store.settle(requestId, runId, '*', 'unknown', { error: INTERRUPTED });
-      deps.logger.warn(`${subject(data)}: its worker stopped while sending; parked as unknown, not sent again`);
-    } else if (begun.step === 'send') {
-      const settled = await send(deps, job, data, token, begun);
-      if (settled === 'lost') return 'lost';
-      // Just stored: what the handlers need is known without reading it back.
-      return runHandlers(deps, data, settled);
-    }
-    const record = await deps.store.read(requestId);
-    if (!record) return 'missing';
-    return runHandlers(deps, data, record);
+    trace.end(decided.outcome, undefined);
+    return result;
   };
+}
+
+/** The outcome the attempt decided, for its trace: set once the outcome is stored. */
+interface Decided {
+  outcome: PayoutRunJobOutcome | undefined;
+}
+
+async function processPayout(
+  deps: PayoutRunProcessorDeps,
+  job: PayoutJob,
+  data: PayoutJobData,
+  decided: Decided,
+): Promise<PayoutJobResult> {
+  const { request, runId } = data;
+  const requestId = request.request_id;
+  const token = randomUUID();
+  const begun = await deps.store.begin(requestId, runId, token, deps.config.providerDedupesRequestId);
+  if (begun.step === 'missing') {
+    deps.logger.warn(`${subject(data)} has no record (expired or removed); not sent`);
+    return 'missing';
+  }
+  if (begun.step === 'interrupted') {
+    const parked = await deps.store.settle(requestId, runId, '*', 'unknown', { error: INTERRUPTED });
+    if (parked !== 'lost') decided.outcome = 'unknown';
+    if (parked === 'completed') deps.instrumentation.payoutRunCompleted?.(runId);
+    deps.logger.warn(`${subject(data)}: its worker stopped while sending; parked as unknown, not sent again`);
+  } else if (begun.step === 'send') {
+    const settled = await send(deps, job, data, token, begun, decided);
+    if (settled === 'lost') return 'lost';
+    // Just stored: what the handlers need is known without reading it back.
+    return runHandlers(deps, data, settled);
+  }
+  const record = await deps.store.read(requestId);
+  if (!record) return 'missing';
+  return runHandlers(deps, data, record);
 }
 
 /** Sends the payout once and stores the outcome; throws to have BullMQ retry or pause. */
@@ -90,6 +120,7 @@ async function send(
   data: PayoutJobData,
   token: string,
   begun: { attempt: number; resolution: string | undefined },
+  decided: Decided,
 ): Promise<PayoutRecord | 'lost'> {
   const { request, runId } = data;
   const requestId = request.request_id;
@@ -111,6 +142,8 @@ async function send(
     );
     return 'lost';
   }
+  decided.outcome = outcome.state;
+  if (settled === 'completed') deps.instrumentation.payoutRunCompleted?.(runId);
   if (outcome.state !== 'retrying' || verdict === undefined) {
     return {
       requestId,

@@ -7,10 +7,19 @@ import {
 } from '@nestjs/common';
 import type { DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
 import type { Worker } from 'bullmq';
+import { stackOf } from '../common/error-stack.js';
+import { throttledErrorLog } from '../common/throttled-error-log.js';
 import { withDeadline } from '../common/with-deadline.js';
-import { getPayoutsServiceToken, PayoutsConfigError, PayoutsService } from '../index.js';
+import {
+  getPayoutsInstrumentationToken,
+  getPayoutsServiceToken,
+  PayoutsConfigError,
+  type PayoutsInstrumentation,
+  PayoutsService,
+} from '../index.js';
 import { bullmq } from './bullmq-runtime.js';
-import { readPayoutJobData } from './payout-job.js';
+import { INTERRUPTED } from './payout-attempt-verdict.js';
+import { type PayoutJobData, readPayoutJobData } from './payout-job.js';
 import { createPayoutRunProcessor, type PayoutJobResult, subject } from './payout-run-processor.js';
 import { explorePayoutRunHandlers } from './payout-run-handlers.explorer.js';
 import { RUNS_OWNER, type PayoutRunsConfig } from './payout-runs-options.js';
@@ -19,7 +28,7 @@ import type { PayoutRunsService } from './payout-runs.service.js';
 /**
  * The worker of an account's runs, on instances with `worker: true`: it starts once every module is initialised (the
  * handlers discovered), and on shutdown stops taking payouts and lets the ones being sent finish, up to
- * `shutdownTimeoutMs`. Import `PayoutRunsModule` after `PayoutsModule`, so that Nest closes it first.
+ * `shutdownTimeoutMs`: in `onModuleDestroy()`, before the client (`onApplicationShutdown()`) and the run's queue close.
  */
 export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('PayoutRuns');
@@ -40,7 +49,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
   }
 
   /** The account must be a `PayoutsModule` registration of the app, whichever module imports it. */
-  onModuleInit(): void {
+  async onModuleInit(): Promise<void> {
     const token = getPayoutsServiceToken(this.runs.account) as Type<PayoutsService> | string;
     let payouts: unknown;
     try {
@@ -49,6 +58,9 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
       payouts = undefined;
     }
     if (!(payouts instanceof PayoutsService)) {
+      // Nest calls no shutdown hook after a failed bootstrap: the queue's connection would keep the process alive.
+      const { queue } = this.runs;
+      await withDeadline(queue.close(), 1000, () => new Error('timeout')).catch(() => queue.disconnect());
       throw new PayoutsConfigError(
         'account',
         `the name of a PayoutsModule registration of the app, but there is none named '${this.runs.account}'`,
@@ -56,6 +68,11 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
       );
     }
     this.payouts = payouts;
+    // Exported by the same registration: the runs record on the account's telemetry and emit its service's events.
+    this.runs.instrumentation = this.moduleRef.get<PayoutsInstrumentation>(
+      getPayoutsInstrumentationToken(this.runs.account),
+      { strict: false },
+    );
   }
 
   onApplicationBootstrap(): void {
@@ -74,6 +91,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
       payouts: this.payouts!,
       handlers,
       logger: this.logger,
+      instrumentation: this.runs.instrumentation,
     });
     const worker = new bullmq.Worker<unknown, PayoutJobResult>(queue.name, processor, {
       connection,
@@ -85,11 +103,12 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
       stalledInterval: lockDurationMs,
       maxStalledCount: 10,
     });
-    worker.on('error', (error) => this.logger.error(`Worker of queue ${queue.name}: ${error.message}`));
+    worker.on('error', throttledErrorLog(this.logger, `Worker of queue ${queue.name}`));
     worker.on('failed', (job, error) => {
       if (!job) return;
       const data = readPayoutJobData(job.data);
       const what = data ? subject(data) : `Job ${job.id}`;
+      if (data && job.deferredFailure !== undefined) this.parkStalled(data, what);
       const final = job.attemptsMade >= (job.opts.attempts ?? 1) || error.name === 'UnrecoverableError';
       if (final) {
         this.logger.error(`${what} failed for good: ${error.message}. Job ${job.id} stays in the failed set`);
@@ -98,6 +117,21 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
       }
     });
     this.worker = worker;
+  }
+
+  /**
+   * BullMQ fails a job that stalled more than `maxStalledCount` times without running it again: its marker, if one
+   * was written, would leave the payout counted as sending for ever, though it may have been sent. Parked as unknown.
+   */
+  private parkStalled(data: PayoutJobData, what: string): void {
+    const { request, runId } = data;
+    this.runs.store.settle(request.request_id, runId, '*', 'unknown', { error: INTERRUPTED }).then(
+      (settled) => {
+        if (settled === 'completed') this.runs.instrumentation.payoutRunCompleted?.(runId);
+        if (settled !== 'lost') this.logger.warn(`${what} stalled too often; parked as unknown, not sent again`);
+      },
+      (error: unknown) => this.logger.error(`${what} stalled too often and could not be parked: ${stackOf(error)}`),
+    );
   }
 
   async onModuleDestroy(): Promise<void> {

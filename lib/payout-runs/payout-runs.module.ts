@@ -24,7 +24,7 @@ export interface PayoutRunsAsyncOptions extends Pick<ModuleMetadata, 'imports'> 
 const RUNS_CONFIG = 'PayoutRunsConfig';
 
 /**
- * Payout runs for one account (import it once per account that runs them, after its `PayoutsModule`): a BullMQ queue
+ * Payout runs for one account (import it once per account that runs them, beside its `PayoutsModule`): a BullMQ queue
  * per account, throttled to the provider, each payout sent at most once.
  *
  * `PayoutRunsModule.forRoot({ connection: { host, port }, rateLimit: { max: 50, durationMs: 1000 } })`

@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Logger, type LoggerService, type OnApplicationShutdown } from '@nestjs/common';
 import type { Queue } from 'bullmq';
+import { NOOP_INSTRUMENTATION } from '../common/noop-instrumentation.js';
 import { printable } from '../common/printable.js';
+import { throttledErrorLog } from '../common/throttled-error-log.js';
 import { withDeadline } from '../common/with-deadline.js';
 import {
   type CreatePayoutRequest,
   PayoutRequestConflictError,
   PayoutsCallOptionsError,
+  type PayoutsInstrumentation,
   PayoutValidationError,
 } from '../index.js';
 import { validatePayoutRequest } from '../payouts/payout-request-validator.js';
@@ -74,6 +77,8 @@ export class PayoutRunsService implements OnApplicationShutdown {
   readonly queue: Queue;
   /** @internal The state of every payout, beside the queue. */
   readonly store: PayoutStateStore;
+  /** @internal The account's instrumentation (its `PayoutsModule` registration's), set once the app is initialised. */
+  instrumentation: PayoutsInstrumentation = NOOP_INSTRUMENTATION;
 
   constructor(
     private readonly config: PayoutRunsConfig,
@@ -84,7 +89,7 @@ export class PayoutRunsService implements OnApplicationShutdown {
       connection: config.connection,
       prefix: config.prefix,
     });
-    this.queue.on('error', (error) => this.logger.error(`Queue ${this.queue.name}: ${error.message}`));
+    this.queue.on('error', throttledErrorLog(this.logger, `Queue ${this.queue.name}`));
     this.store = new PayoutStateStore(this.queue, config.dedupeWindowMs);
   }
 
@@ -123,12 +128,22 @@ export class PayoutRunsService implements OnApplicationShutdown {
     }
     // Every item claimed before any job is added, so that no payout completes the run before the rest is counted.
     const jobs: { name: string; data: PayoutJobData; opts: object }[] = [];
+    // Stored only when something records traces, so that the worker's span joins the trace of this call.
+    const carrier = this.instrumentation.payoutRunCarrier?.();
+    const trace = carrier && Object.keys(carrier).length > 0 ? carrier : undefined;
     for (let start = 0; start < items.length; start += CHUNK) {
-      const claims = items.slice(start, start + CHUNK).map(async (request, offset) => {
-        const index = start + offset;
-        if (results[index]) return;
+      const pending = items
+        .slice(start, start + CHUNK)
+        .map((request, offset) => ({ request, index: start + offset }))
+        .filter(({ index }) => !results[index]);
+      if (pending.length === 0) continue;
+      const claims = await this.store.claim(
+        runId,
+        pending.map(({ request }) => ({ requestId: request.request_id, fingerprint: payoutFingerprint(request) })),
+      );
+      pending.forEach(({ request, index }, position) => {
+        const claim = claims[position]!;
         const requestId = request.request_id;
-        const claim = await this.store.claim(requestId, runId, payoutFingerprint(request));
         if (claim.verdict === 'conflict') {
           results[index] = { index, requestId, status: 'refused', error: new PayoutRequestConflictError(requestId) };
           return;
@@ -141,9 +156,8 @@ export class PayoutRunsService implements OnApplicationShutdown {
         };
         // Added again while still queued: a crash between the claim and the add left no job (a second add of the id
         // changes nothing).
-        if (claim.state === 'queued') jobs.push(this.job(request, claim.runId));
+        if (claim.state === 'queued') jobs.push(this.job(request, claim.runId, trace));
       });
-      await Promise.all(claims);
     }
     for (let start = 0; start < jobs.length; start += CHUNK) {
       await this.queue.addBulk(jobs.slice(start, start + CHUNK));
@@ -220,6 +234,7 @@ export class PayoutRunsService implements OnApplicationShutdown {
     const resolved = await this.store.resolve(requestId, record.runId, decision, resolution);
     if (resolved !== 'resolved') return resolved === 'missing' ? 'not-found' : 'not-unknown';
     await job.retry(jobState, { resetAttemptsMade: true, resetAttemptsStarted: true });
+    this.instrumentation.payoutRunResolved?.(decision);
     this.logger.log(
       `Payout ${printable(requestId)} of run ${printable(record.runId)} resolved as ${decision}` +
         `${by === undefined ? '' : ` by ${printable(by)}`}${note === undefined ? '' : `: ${printable(note)}`}` +
@@ -232,12 +247,16 @@ export class PayoutRunsService implements OnApplicationShutdown {
     await withDeadline(this.queue.close(), QUEUE_CLOSE_TIMEOUT_MS, () => new Error('timeout')).catch(() => undefined);
   }
 
-  private job(request: CreatePayoutRequest, runId: string): { name: string; data: PayoutJobData; opts: object } {
+  private job(
+    request: CreatePayoutRequest,
+    runId: string,
+    trace: PayoutJobData['trace'],
+  ): { name: string; data: PayoutJobData; opts: object } {
     const { attempts, backoffMs, dedupeWindowMs } = this.config;
     const age = Math.ceil(dedupeWindowMs / 1000);
     return {
       name: 'payout',
-      data: { request, runId },
+      data: trace === undefined ? { request, runId } : { request, runId, trace },
       opts: {
         jobId: payoutJobId(request.request_id),
         attempts,

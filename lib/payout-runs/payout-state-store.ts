@@ -34,7 +34,7 @@ interface ScriptClient {
 }
 
 const SCRIPTS = {
-  payoutRunsClaim: { numberOfKeys: 2, lua: CLAIM },
+  payoutRunsClaim: { numberOfKeys: 1, lua: CLAIM },
   payoutRunsBegin: { numberOfKeys: 2, lua: BEGIN },
   payoutRunsSettle: { numberOfKeys: 3, lua: SETTLE },
   payoutRunsResolve: { numberOfKeys: 3, lua: RESOLVE },
@@ -73,21 +73,19 @@ export class PayoutStateStore {
     return `${this.base}:unknown`;
   }
 
+  /** Claims each `request_id` of a chunk for `runId`, in one call: what became of each, in order. */
   async claim(
-    requestId: string,
     runId: string,
-    fingerprint: string,
-  ): Promise<{ verdict: 'queued' | 'already' | 'conflict'; state: PayoutState; runId: string }> {
-    const [verdict, state, claimedBy] = (await this.run('payoutRunsClaim', [
-      this.payoutKeyOf(requestId),
-      this.runKeyOf(runId),
-      fingerprint,
-      runId,
-      requestId,
-      this.windowMs,
-      Date.now(),
-    ])) as ['queued' | 'already' | 'conflict', PayoutState, string];
-    return { verdict, state, runId: claimedBy };
+    items: readonly { requestId: string; fingerprint: string }[],
+  ): Promise<{ verdict: 'queued' | 'already' | 'conflict'; state: PayoutState; runId: string }[]> {
+    const args: unknown[] = [this.runKeyOf(runId), runId, this.windowMs, Date.now()];
+    for (const { requestId, fingerprint } of items) args.push(this.payoutKeyOf(requestId), fingerprint, requestId);
+    const replies = (await this.run('payoutRunsClaim', args)) as string[];
+    return items.map((_, index) => ({
+      verdict: replies[index * 3] as 'queued' | 'already' | 'conflict',
+      state: replies[index * 3 + 1] as PayoutState,
+      runId: replies[index * 3 + 2]!,
+    }));
   }
 
   async begin(

@@ -5,19 +5,36 @@
  * prefix's hash tag).
  */
 
-/** Records a new `request_id` as queued; for a known one, says whether the body is the same. */
+/**
+ * Records each new `request_id` of a chunk as queued; for a known one, says whether the body is the same. One call per
+ * chunk of an enqueue rather than per payout. KEYS[1] is the run's counts; the payouts' hashes come in ARGV (key,
+ * fingerprint, request_id for each), in the same hash slot as the run's key (the prefix's hash tag on a Cluster).
+ */
 export const CLAIM = `
-local existing = redis.call('HMGET', KEYS[1], 'fp', 'state', 'run')
-if existing[1] then
-  if existing[1] == ARGV[1] then return {'already', existing[2], existing[3]} end
-  return {'conflict', existing[2], existing[3]}
+local replies = {}
+local added = 0
+for i = 4, #ARGV, 3 do
+  local key, fp, rid = ARGV[i], ARGV[i + 1], ARGV[i + 2]
+  local existing = redis.call('HMGET', key, 'fp', 'state', 'run')
+  if existing[1] then
+    if existing[1] == fp then table.insert(replies, 'already') else table.insert(replies, 'conflict') end
+    table.insert(replies, existing[2])
+    table.insert(replies, existing[3])
+  else
+    redis.call('HSET', key, 'rid', rid, 'fp', fp, 'run', ARGV[1], 'state', 'queued', 'attempt', 0, 'since', ARGV[3])
+    redis.call('PEXPIRE', key, ARGV[2])
+    added = added + 1
+    table.insert(replies, 'queued')
+    table.insert(replies, 'queued')
+    table.insert(replies, ARGV[1])
+  end
 end
-redis.call('HSET', KEYS[1], 'rid', ARGV[3], 'fp', ARGV[1], 'run', ARGV[2], 'state', 'queued', 'attempt', 0, 'since', ARGV[5])
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-redis.call('HINCRBY', KEYS[2], 'queued', 1)
-redis.call('HINCRBY', KEYS[2], 'total', 1)
-redis.call('PEXPIRE', KEYS[2], ARGV[4])
-return {'queued', 'queued', ARGV[2]}
+if added > 0 then
+  redis.call('HINCRBY', KEYS[1], 'queued', added)
+  redis.call('HINCRBY', KEYS[1], 'total', added)
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return replies
 `;
 
 /**

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { HttpService } from '@nestjs/axios';
 import { PayoutsEventEmitter, type PayoutsEventListener } from '../common/events/payouts-event-emitter.js';
 import { isJsonObject } from '../common/json-object.js';
@@ -25,7 +25,7 @@ import type { PayoutsClientConfig } from './payouts-client-config.js';
  * notification route (see `on()`).
  */
 @Injectable()
-export class PayoutsService implements OnModuleDestroy {
+export class PayoutsService implements OnApplicationShutdown {
   private readonly transport: PayoutsApiTransport;
   private readonly client: PayoutsApiClient;
   private readonly payoutsPath: string;
@@ -114,7 +114,11 @@ export class PayoutsService implements OnModuleDestroy {
     return this;
   }
 
-  onModuleDestroy(): void {
+  /**
+   * In the last shutdown hook, after every module's `onModuleDestroy()`: work that drains there (a payout run's worker
+   * finishing the payouts it is sending) still has the client, whatever the order the modules were imported in.
+   */
+  onApplicationShutdown(): void {
     this.transport.destroy();
   }
 }

@@ -1,5 +1,5 @@
 import { type NotificationDispatcherFactory, PayoutsConfigError } from '../index.js';
-import { isConnectionOptions, missingBullMqPeer } from './bullmq-peers.js';
+import { isConnectionOptions, missingBullMqPeer } from '../common/bullmq-peers.js';
 import { notificationsQueueName } from './notifications-queue-name.js';
 import { type PayoutsQueueOptions, QUEUE_OWNER, resolvePayoutsQueueOptions } from './payouts-queue-options.js';
 

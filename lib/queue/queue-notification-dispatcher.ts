@@ -23,7 +23,7 @@ import { NotificationAddBatch } from './notification-add-batch.js';
 import { createNotificationProcessor, type NotificationJobResult } from './notification-processor.js';
 import type { PayoutsQueueConfig } from './payouts-queue-options.js';
 import { RunningJobs } from './running-jobs.js';
-import { throttledErrorLog } from './throttled-error-log.js';
+import { throttledErrorLog } from '../common/throttled-error-log.js';
 
 /** How long closing the producer waits for Redis, which may be away. */
 const QUEUE_CLOSE_TIMEOUT_MS = 5000;

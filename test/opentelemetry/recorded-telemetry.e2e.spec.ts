@@ -1,7 +1,5 @@
 import type { MetricData } from '@opentelemetry/sdk-metrics';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getPayoutsServiceToken, PayoutsModule, PayoutsService } from 'nestjs-payouts';
 import { payoutsOpenTelemetry } from 'nestjs-payouts/opentelemetry';
@@ -10,10 +8,9 @@ import { ADAPTERS, cardAdded, post, startNotificationsApp } from '../notificatio
 import { PayoutsApiStub, refusingBaseUrl } from '../payouts/payouts-api-stub.js';
 import { walletPayoutRequest } from '../payouts/payout-request.fixture.js';
 import { InMemoryTelemetry, registerGlobalContext, traceHttpServer } from './in-memory-telemetry.js';
+import { documentedTable } from './documented-telemetry-tables.js';
 
 registerGlobalContext();
-
-const guide = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'observability.md'), 'utf8');
 
 const API_KEY = 'api-key-LEAK-CHECK-3f9a7c';
 const FIRST_TOKEN = 'token-LEAK-CHECK-first-81b2';
@@ -43,21 +40,6 @@ function spanText(span: ReadableSpan): string {
 /** Every string a metric holds: its descriptor and the attributes of each data point. */
 function metricText(metric: MetricData): string {
   return JSON.stringify([metric.descriptor, metric.dataPoints.map(({ attributes }) => attributes)]);
-}
-
-/** The guide's table under `heading` (from `## OpenTelemetry` on): each row's first cell, and the names in `column`. */
-function documentedTable(heading: string, column: number): Map<string, string[]> {
-  const section = guide.slice(guide.indexOf('## OpenTelemetry'));
-  const table = section.slice(section.indexOf(heading)).split('\n\n')[1]!;
-  const rows = table.split('\n').slice(2);
-  return new Map(
-    rows.map((row) => {
-      const cells = row.split(' | ');
-      const name = /`([^`]+)`/.exec(cells[0]!)![1]!.replace(/ <.*$/, ' ');
-      const names = [...cells[column]!.matchAll(/`([a-z_.]+)`/g)].map((match) => match[1]!);
-      return [name, names.filter((attribute) => attribute.includes('.'))];
-    }),
-  );
 }
 
 /** A rejected payout as its status or its error code. */

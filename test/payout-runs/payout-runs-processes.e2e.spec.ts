@@ -3,6 +3,7 @@ import { type ConnectionOptions, Queue } from 'bullmq';
 import { Cluster } from 'ioredis';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { payoutJobId, payoutRunsQueueName } from 'nestjs-payouts/payout-runs';
+import { runNodeProcess } from '../node-process.js';
 import { NodeServerProcess } from '../node-server-process.js';
 import { eventually } from '../support/eventually.js';
 import { MockPayoutsProvider, type ProviderPlan } from '../support/mock-payouts-provider.js';
@@ -228,9 +229,9 @@ describeWithRedis('a payout worker shut down with SIGTERM mid-run', () => {
     await redis?.close();
   });
 
-  const startWorker = async () => {
-    const args = [APP, `--base-url=${provider.baseUrl}`, '--prefix=runs-shutdown', `--redis-port=${redis.port}`];
-    const started = await NodeServerProcess.start([...args, '--concurrency=5'], {
+  const startWorker = async (prefix: string, extra: string[] = []) => {
+    const args = [APP, `--base-url=${provider.baseUrl}`, `--prefix=${prefix}`, `--redis-port=${redis.port}`];
+    const started = await NodeServerProcess.start([...args, '--concurrency=5', ...extra], {
       cwd: ROOT,
       ready: /^ready$/,
       timeoutMs: 20_000,
@@ -239,38 +240,59 @@ describeWithRedis('a payout worker shut down with SIGTERM mid-run', () => {
     return started.process;
   };
 
-  it('lets the payouts being sent finish, parks none, and leaves the rest to the next worker', async () => {
-    web = await startRunsApp(provider.baseUrl, {
-      connection: { host: '127.0.0.1', port: redis.port },
-      prefix: 'runs-shutdown',
-      rateLimit: false,
-      worker: false,
-    });
-    const first = await startWorker();
-    await web.runs.enqueue(
-      Array.from({ length: 30 }, (_, index) => payout(`sd-${index}`)),
-      { runId: 'shutdown' },
-    );
-    await eventually(async () => (provider.requests.length > 0 ? true : undefined), 15_000, 'a request');
-    process.kill(first.pid, 'SIGTERM');
-    const exit = await first.waitForExit(20_000);
-    const inFlight = new Set(provider.requests.map((request) => request.requestId));
+  it.each([
+    ['PayoutsModule', 'runs-shutdown', []],
+    ['PayoutRunsModule', 'runs-shutdown-runs-first', ['--runs-first']],
+  ])(
+    'lets the payouts being sent finish, parks none, and leaves the rest to the next worker (%s imported first)',
+    async (_first, prefix, extra) => {
+      provider.requests.length = 0;
+      await web?.app.close();
+      web = await startRunsApp(provider.baseUrl, {
+        connection: { host: '127.0.0.1', port: redis.port },
+        prefix,
+        rateLimit: false,
+        worker: false,
+      });
+      const first = await startWorker(prefix, extra);
+      await web.runs.enqueue(
+        Array.from({ length: 30 }, (_, index) => payout(`sd-${index}`)),
+        { runId: 'shutdown' },
+      );
+      await eventually(async () => (provider.requests.length > 0 ? true : undefined), 15_000, 'a request');
+      process.kill(first.pid, 'SIGTERM');
+      const exit = await first.waitForExit(20_000);
+      const inFlight = new Set(provider.requests.map((request) => request.requestId));
 
-    expect(exit.signal ?? exit.code).toBe('SIGTERM');
-    expect(new Set(first.linesMatching(/^sent /).map((line) => line.slice('sent '.length)))).toEqual(inFlight);
-    expect((await web.runs.progress('shutdown'))!.counts).toMatchObject({ sending: 0, unknown: 0 });
+      expect(exit.signal ?? exit.code).toBe('SIGTERM');
+      expect(new Set(first.linesMatching(/^sent /).map((line) => line.slice('sent '.length)))).toEqual(inFlight);
+      expect((await web.runs.progress('shutdown'))!.counts).toMatchObject({ sending: 0, unknown: 0 });
 
-    await startWorker();
-    const done = await eventually(
-      async () => {
-        const progress = await web!.runs.progress('shutdown');
-        return progress?.completedAt ? progress : undefined;
-      },
-      30_000,
-      'the run completes',
+      await startWorker(prefix);
+      const done = await eventually(
+        async () => {
+          const progress = await web!.runs.progress('shutdown');
+          return progress?.completedAt ? progress : undefined;
+        },
+        30_000,
+        'the run completes',
+      );
+      expect(done.counts).toMatchObject({ sent: 30, unknown: 0, total: 30 });
+      expect([...provider.processedCounts().values()].every((count) => count === 1)).toBe(true);
+      expect(provider.processedCounts().size).toBe(30);
+    },
+    60_000,
+  );
+
+  it('ends the process after a bootstrap that fails on a missing account: no Redis connection is left open', async () => {
+    const args = [APP, `--base-url=${provider.baseUrl}`, '--prefix=runs-no-account', `--redis-port=${redis.port}`];
+    const run = await runNodeProcess([...args, '--runs-account=ke'], { cwd: ROOT, timeoutMs: 30_000 });
+
+    expect(run.stdout).toContain(
+      `bootstrap-failed PayoutRunsModule option "account" is invalid: expected the name of a PayoutsModule ` +
+        `registration of the app, but there is none named 'ke'.`,
     );
-    expect(done.counts).toMatchObject({ sent: 30, unknown: 0, total: 30 });
-    expect([...provider.processedCounts().values()].every((count) => count === 1)).toBe(true);
-    expect(provider.processedCounts().size).toBe(30);
+    // Exited by itself with the failure's status, not killed at the timeout with the connection holding it.
+    expect(run.code).toBe(1);
   }, 60_000);
 });

@@ -1,6 +1,6 @@
 import { Injectable, Module, type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { type CreatePayoutRequest, PayoutsModule } from 'nestjs-payouts';
+import { type CreatePayoutRequest, PayoutsModule, type PayoutsModuleOptions } from 'nestjs-payouts';
 import {
   OnPayoutOutcomeUnknown,
   OnPayoutRefused,
@@ -18,7 +18,7 @@ import { RecordingLogger } from '../recording-logger.js';
 export const API_KEY = 'runs-api-key-3f9d1c';
 export const ACCESS_TOKEN = 'runs-access-token-8a2e4b';
 
-/** Records what the result handlers receive; `failSent` makes the sent handler throw that many times first. */
+/** Records what the result handlers receive; `failSent` (`failUnknown`) makes that handler throw that many times first. */
 @Injectable()
 export class RecordedResults {
   readonly sent: PayoutRunResult[] = [];
@@ -26,6 +26,7 @@ export class RecordedResults {
   readonly unknown: PayoutRunResult[] = [];
   readonly completed: PayoutRunSummary[] = [];
   failSent = 0;
+  failUnknown = 0;
 
   @OnPayoutSent()
   onSent(result: PayoutRunResult): void {
@@ -43,6 +44,10 @@ export class RecordedResults {
 
   @OnPayoutOutcomeUnknown()
   onUnknown(result: PayoutRunResult): void {
+    if (this.failUnknown > 0) {
+      this.failUnknown -= 1;
+      throw new Error('the ledger is away');
+    }
     this.unknown.push(result);
   }
 
@@ -60,7 +65,11 @@ export interface RunsApp {
 }
 
 /** An app with one PayoutsModule registration against `baseUrl` and its payout runs. */
-export async function startRunsApp(baseUrl: string, options: PayoutRunsOptions): Promise<RunsApp> {
+export async function startRunsApp(
+  baseUrl: string,
+  options: PayoutRunsOptions,
+  payoutsOptions: Pick<PayoutsModuleOptions, 'telemetry'> = {},
+): Promise<RunsApp> {
   @Module({
     imports: [
       PayoutsModule.forRoot({
@@ -69,6 +78,7 @@ export async function startRunsApp(baseUrl: string, options: PayoutRunsOptions):
         accessToken: ACCESS_TOKEN,
         timeoutMs: 5000,
         notifications: false,
+        ...payoutsOptions,
       }),
       PayoutRunsModule.forRoot(options),
     ],

@@ -1,9 +1,11 @@
 // A worker-only instance of a merchant app that sends payout runs, run as its own process by the payout-runs specs.
 // Plain JavaScript on the built package, loaded by name as an application does.
 //   node payout-runs-worker-app.mjs --base-url=… --prefix=… (--redis-port=… | --cluster-ports=p1,p2,p3)
-//     [--max=…] [--duration-ms=…] [--concurrency=…] [--lock-ms=…]
+//     [--max=…] [--duration-ms=…] [--concurrency=…] [--lock-ms=…] [--runs-first] [--runs-account=…]
+// --runs-first imports PayoutRunsModule before PayoutsModule; --runs-account names an account of its own.
 // Prints `ready`, then `sent <request_id>`, `refused <request_id>`, `unknown <request_id>` for each result handler
-// call, `completed <run id>` for the end of a run, and `error <message>` for each error the app logs.
+// call, `completed <run id>` for the end of a run, `error <message>` for each error the app logs, and
+// `bootstrap-failed <message>` when the app cannot start, after which the process ends by itself.
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { Injectable, Module } from '@nestjs/common';
@@ -28,6 +30,8 @@ const { values: options } = parseArgs({
     'duration-ms': { type: 'string', default: '1000' },
     concurrency: { type: 'string', default: '10' },
     'lock-ms': { type: 'string', default: '2000' },
+    'runs-first': { type: 'boolean', default: false },
+    'runs-account': { type: 'string' },
   },
 });
 
@@ -62,28 +66,29 @@ const connection = options['cluster-ports']
     )
   : { host: '127.0.0.1', port: Number(options['redis-port']) };
 
+const payoutsModule = PayoutsModule.forRoot({
+  baseUrl: options['base-url'],
+  apiKey: 'runs-worker-api-key',
+  accessToken: 'runs-worker-access-token',
+  timeoutMs: 5000,
+  notifications: false,
+});
+const runsModule = PayoutRunsModule.forRoot({
+  ...(options['runs-account'] !== undefined && { account: options['runs-account'] }),
+  connection,
+  prefix: options.prefix,
+  rateLimit: { max: Number(options.max), durationMs: Number(options['duration-ms']) },
+  concurrency: Number(options.concurrency),
+  lockDurationMs: Number(options['lock-ms']),
+  attempts: 3,
+  backoffMs: 50,
+});
+
 class AppModule {}
 Reflect.decorate(
   [
     Module({
-      imports: [
-        PayoutsModule.forRoot({
-          baseUrl: options['base-url'],
-          apiKey: 'runs-worker-api-key',
-          accessToken: 'runs-worker-access-token',
-          timeoutMs: 5000,
-          notifications: false,
-        }),
-        PayoutRunsModule.forRoot({
-          connection,
-          prefix: options.prefix,
-          rateLimit: { max: Number(options.max), durationMs: Number(options['duration-ms']) },
-          concurrency: Number(options.concurrency),
-          lockDurationMs: Number(options['lock-ms']),
-          attempts: 3,
-          backoffMs: 50,
-        }),
-      ],
+      imports: options['runs-first'] ? [runsModule, payoutsModule] : [payoutsModule, runsModule],
       providers: [Results],
     }),
   ],
@@ -98,6 +103,14 @@ const logger = {
   error: (message) => console.log(`error ${String(message).split('\n')[0]}`),
   fatal: (message) => console.log(`error ${String(message).split('\n')[0]}`),
 };
-const app = await NestFactory.createApplicationContext(AppModule, { logger });
-app.enableShutdownHooks();
-console.log('ready');
+let app;
+try {
+  app = await NestFactory.createApplicationContext(AppModule, { logger, abortOnError: false });
+} catch (error) {
+  console.log(`bootstrap-failed ${String(error.message).split('\n')[0]}`);
+  process.exitCode = 1;
+}
+if (app) {
+  app.enableShutdownHooks();
+  console.log('ready');
+}

@@ -63,16 +63,25 @@ describeWithRedis('payout runs in one app', () => {
     apps.push(started);
     const queue = new Queue(payoutRunsQueueName(), { connection: { host: '127.0.0.1', port: redis.port }, prefix });
     queues.push(queue);
-    return { ...started, queue };
+    return { ...started, queue, prefix };
   };
+  /**
+   * The run has nothing pending and its handlers have had each outcome: `completedAt` is set when the last outcome is
+   * stored, before the handlers of that payout run.
+   */
   const untilDone = (app: RunsApp, runId: string) =>
     eventually(
       async () => {
         const progress = await app.runs.progress(runId);
-        return progress?.completedAt ? progress : undefined;
+        if (!progress?.completedAt) return undefined;
+        const { sent, refused, unknown } = app.results;
+        const handled = [...sent, ...refused, ...unknown].filter((result) => result.runId === runId).length;
+        const outcomes = progress.counts.sent + progress.counts.refused + progress.counts.unknown;
+        const completedHandled = app.results.completed.some((summary) => summary.runId === runId);
+        return handled >= outcomes && completedHandled ? progress : undefined;
       },
       15_000,
-      `run ${runId} completes`,
+      `run ${runId} completes and its handlers have run`,
     );
 
   it('queues each request_id once: the same run again adds nothing, a changed body is refused and the job keeps the original', async () => {
@@ -93,6 +102,7 @@ describeWithRedis('payout runs in one app', () => {
     const conflict = changed.items[0]!;
     expect(conflict.status === 'refused' && conflict.error).toBeInstanceOf(PayoutRequestConflictError);
     expect(conflict.status === 'refused' && conflict.error).toMatchObject({ requestId: 'a-1' });
+    // bullmq 5 also counts the paused list.
     expect((await queue.getJobCounts('waiting')).waiting).toBe(3);
     expect((await queue.getJob(payoutJobId('a-1')))!.data).toEqual({ request: payout('a-1'), runId: 'month-end' });
     expect((await runs.progress('month-end'))!.counts).toEqual({
@@ -202,6 +212,93 @@ describeWithRedis('payout runs in one app', () => {
     expect(started.results.refused).toMatchObject([
       { requestId: 'n-1', attempt: 3, error: { name: 'PayoutsNetworkError' } },
     ]);
+  });
+
+  it('parks as unknown a payout whose job BullMQ failed for stalling too often after its marker was written', async () => {
+    const web = await start(() => ({ kind: 'created' }), false);
+    await web.runs.enqueue([payout('s-1')], { runId: 'stalled' });
+    // What a worker leaves when it dies after writing the marker, and BullMQ once the job stalled too often.
+    expect(await web.runs.store.begin('s-1', 'stalled', 'the-dead-workers-token', false)).toMatchObject({
+      step: 'send',
+    });
+    const client = new Redis(redis.port, '127.0.0.1');
+    try {
+      const jobKey = `${web.queue.qualifiedName}:${payoutJobId('s-1')}`;
+      expect(await client.hset(jobKey, 'defa', 'job stalled more than allowable limit')).toBe(1);
+    } finally {
+      client.disconnect();
+    }
+
+    const worker = await startRunsApp(provider!.baseUrl, {
+      connection: { host: '127.0.0.1', port: redis.port },
+      prefix: web.prefix,
+      rateLimit: false,
+    });
+    apps.push(worker);
+    const progress = await eventually(
+      async () => {
+        const current = await web.runs.progress('stalled');
+        return current?.counts.unknown === 1 ? current : undefined;
+      },
+      15_000,
+      'the payout is parked',
+    );
+
+    expect(progress.counts).toMatchObject({ queued: 0, sending: 0, unknown: 1, total: 1 });
+    expect((await web.runs.listUnknown()).payouts).toMatchObject([
+      { requestId: 's-1', error: { name: 'Interrupted' } },
+    ]);
+    expect(await (await web.queue.getJob(payoutJobId('s-1')))!.getState()).toBe('failed');
+    expect(provider!.requests).toEqual([]);
+    expect(worker.logger.lines.join('\n')).toContain(
+      'Payout s-1 of run stalled stalled too often; parked as unknown, not sent again',
+    );
+  });
+
+  it('keeps a payout parked when the worker that lost its lock gets the reply after another parked it', async () => {
+    provider = await MockPayoutsProvider.start(() => ({ kind: 'created' }), { minLatencyMs: 800, maxLatencyMs: 900 });
+    const started = await start(provider.baseUrl);
+    await started.runs.enqueue([payout('l-1')], { runId: 'lost-lock' });
+    await eventually(
+      async () => ((await started.runs.progress('lost-lock'))?.counts.sending === 1 ? true : undefined),
+      15_000,
+      'the request is in flight',
+    );
+    // What the worker that takes the job up after the lock expired does: it parks the payout.
+    expect(
+      await started.runs.store.settle('l-1', 'lost-lock', '*', 'unknown', { error: { name: 'Interrupted' } }),
+    ).toBe('completed');
+
+    await eventually(
+      async () => (started.logger.lines.some((line) => line.includes('after it was parked')) ? true : undefined),
+      15_000,
+      'the late reply',
+    );
+    expect(started.logger.lines.join('\n')).toContain(
+      'Payout l-1 of run lost-lock ended sent after it was parked as unknown (this worker had lost its lock); ' +
+        'resolve it with that in mind',
+    );
+    expect((await started.runs.progress('lost-lock'))!.counts).toMatchObject({ sending: 0, sent: 0, unknown: 1 });
+    expect(started.results.sent).toEqual([]);
+    expect(provider.requests.map((request) => request.requestId)).toEqual(['l-1']);
+  });
+
+  it('answers busy to a decision on an unknown payout whose handlers are still being retried', async () => {
+    const started = await start(() => ({ kind: 'reset' }), true, { backoffMs: 60_000 });
+    started.results.failUnknown = 1;
+    await started.runs.enqueue([payout('b-1')], { runId: 'busy' });
+    await eventually(
+      async () =>
+        (await (await started.queue.getJob(payoutJobId('b-1')))?.getState()) === 'delayed' ? true : undefined,
+      15_000,
+      'the unknown handler failed and is retried later',
+    );
+
+    expect(await started.runs.resolveUnknown('b-1', 'sent', { by: 'ops@example.com' })).toBe('busy');
+    expect((await started.runs.listUnknown()).payouts.map((item) => item.requestId)).toEqual(['b-1']);
+    expect((await started.runs.progress('busy'))!.counts).toMatchObject({ sent: 0, unknown: 1 });
+    expect(started.results.sent).toEqual([]);
+    expect(provider!.requests.map((request) => request.requestId)).toEqual(['b-1']);
   });
 
   it('sends an unknown outcome again under the same request_id only with providerDedupesRequestId', async () => {

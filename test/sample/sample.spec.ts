@@ -1,7 +1,10 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -65,8 +68,39 @@ describe('npm run sample', () => {
     expect(run.stdout).toContain('All steps passed.');
   });
 
-  it('runs every step against the embedded mock API and exits 0', async () => {
+  it('pays a run of 50 by default when redis-server is on the PATH, on a redis-server of its own', async (context) => {
+    if (!findRedisServer()) {
+      if (REQUIRE_REDIS) throw new Error('redis-server is not on the PATH');
+      context.skip('redis-server is not on the PATH');
+    }
     const run = await runSample(sampleEnv());
+
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout.match(/^\d+\. .*$/gm)).toEqual([
+      '1. Redis for a payout run',
+      '2. Payouts API',
+      '3. Start the Nest app',
+      '4. Create a wallet payout with PayoutsService.createPayout()',
+      '5. Pay 50 sellers in one payout run (nestjs-payouts/payout-runs)',
+      '6. Deliver PAYMENT_METHOD_ADDED through the simulator',
+      '7. Deliver PAYMENT_METHOD_REMOVED through the simulator',
+      '8. Deliver a notification with a wrong token (2 attempts)',
+    ]);
+    expect(run.stdout).toMatch(
+      /^ {3}redis-server at redis:\/\/127\.0\.0\.1:\d+, persistence off: the payout run queues its payouts there\.$/m,
+    );
+    expect(run.stdout).toContain('[SellerPayoutRun] run sellers-2030-05 completed: 50 sent, 0 refused, 0 unknown');
+    expect(run.stdout).toContain('   The mock API received each payout once.');
+    // Notifications are handled in the request, as without Redis: queue mode stays off.
+    expect(run.stdout).not.toContain('The worker ran the handler after the acknowledgement.');
+    expect(run.stdout).not.toContain('Skipped');
+    expect(run.stdout).toMatch(/All steps passed\.\n$/);
+  });
+
+  it('runs every step against the embedded mock API and exits 0, and says why the payout run is skipped without redis-server', async () => {
+    // A PATH with no redis-server on it.
+    const run = await runSample(sampleEnv({ PATH: mkdtempSync(join(tmpdir(), 'sample-no-redis-')) }));
 
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
@@ -80,6 +114,10 @@ describe('npm run sample', () => {
       '5. Deliver PAYMENT_METHOD_REMOVED through the simulator',
       '6. Deliver a notification with a wrong token (2 attempts)',
     ]);
+    expect(run.stdout).toContain(
+      '\nSkipped: paying 50 sellers in one payout run, as no redis-server is on the PATH ' +
+        '(on Debian: apt-get install redis-server).\n',
+    );
     expect(run.stdout).toMatch(/Payouts API replied HTTP 201: \{"id":"po_[0-9a-f]{16}","status":"pending"/);
     expect(run.stdout).toContain('The mock API accepted both credential headers and every field of the body.');
     expect(run.stdout).toContain(
@@ -100,7 +138,8 @@ describe('npm run sample', () => {
 
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(run.stdout.match(/^\d+\. .*$/gm)).toHaveLength(6);
+    // Two more with redis-server on the PATH: its start and the payout run.
+    expect(run.stdout.match(/^\d+\. .*$/gm)).toHaveLength(findRedisServer() ? 8 : 6);
     expect(run.stdout).toContain('   Fastify adapter, global prefix "api".');
     expect(run.stdout).toMatch(
       /Notification route: http:\/\/127\.0\.0\.1:\d+\/api\/payouts\/notifications\?token=<secret>/,

@@ -1,12 +1,16 @@
+import { EMPTY_CARRIER, NOOP_PAYOUT_RUN_JOB_TRACE } from '../noop-instrumentation.js';
 import type {
   NotificationTrace,
   NotificationTraceCarrier,
+  PayoutRunJobInfo,
+  PayoutRunJobTrace,
   PayoutsCallOperation,
   PayoutsCallTargetInfo,
   PayoutsCallTrace,
   PayoutsInstrumentation,
 } from '../../interfaces/payouts-instrumentation.interface.js';
 import { NotificationEventTrace } from './notification-event-trace.js';
+import { PayoutRunJobEventTrace } from './payout-run-job-event-trace.js';
 import { PayoutsCallEventTrace } from './payouts-call-event-trace.js';
 import type { PayoutsEventEmitter } from './payouts-event-emitter.js';
 
@@ -38,6 +42,24 @@ export class EventsInstrumentation implements PayoutsInstrumentation {
     const trace = this.inner.startPayoutsCall(operation, target, requestId);
     if (!this.events.listening('request') && !this.events.listening('response')) return trace;
     return new PayoutsCallEventTrace(trace, this.events, this.account, operation, target, requestId);
+  }
+
+  payoutRunCarrier(): NotificationTraceCarrier {
+    return this.inner.payoutRunCarrier?.() ?? EMPTY_CARRIER;
+  }
+
+  startPayoutRunJob(carrier: NotificationTraceCarrier, info: PayoutRunJobInfo): PayoutRunJobTrace {
+    const trace = this.inner.startPayoutRunJob?.(carrier, info) ?? NOOP_PAYOUT_RUN_JOB_TRACE;
+    if (!this.events.listening('payoutRunJob')) return trace;
+    return new PayoutRunJobEventTrace(trace, this.events, this.account, info);
+  }
+
+  payoutRunCompleted(runId: string): void {
+    this.inner.payoutRunCompleted?.(runId);
+  }
+
+  payoutRunResolved(decision: 'sent' | 'absent'): void {
+    this.inner.payoutRunResolved?.(decision);
   }
 
   private withNotificationEvent(trace: NotificationTrace): NotificationTrace {

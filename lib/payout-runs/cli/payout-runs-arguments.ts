@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { type RedisUrlConnection, redisUrlConnection } from '../../common/redis-url-connection.js';
 import { isWholeNumber } from '../../common/whole-number.js';
 
 export const PAYOUT_RUNS_USAGE = `Usage: nestjs-payouts payout-runs <progress|unknown|resolve> [options]
@@ -28,7 +29,7 @@ Exit status: 0 on success, 1 when the run or the unknown payout is not found (or
 2 for invalid options or when Redis cannot be reached.`;
 
 export type PayoutRunsInvocation = {
-  readonly url: string;
+  readonly connection: RedisUrlConnection;
   readonly account: string | undefined;
   readonly prefix: string | undefined;
   readonly limit: number;
@@ -91,12 +92,11 @@ function parse(args: string[], env: NodeJS.ProcessEnv): PayoutRunsInvocation | '
   if (extra.length > 0) throw new InvalidArgument('unexpected extra argument; see --help');
   const url = values['redis-url'] ?? (env.REDIS_URL || undefined);
   if (url === undefined) throw new InvalidArgument('--redis-url is required (or the REDIS_URL environment variable)');
+  const connection = redisUrlConnection(url);
   // The value is not echoed: it may hold a password.
-  if (!URL.canParse(url) || !['redis:', 'rediss:'].includes(new URL(url).protocol)) {
-    throw new InvalidArgument('--redis-url must be a redis:// or rediss:// URL');
-  }
+  if (!connection) throw new InvalidArgument('--redis-url must be a redis:// or rediss:// URL');
   const common = {
-    url,
+    connection,
     account: values.account,
     prefix: values.prefix,
     limit: wholeNumber('--limit', values.limit, 100),

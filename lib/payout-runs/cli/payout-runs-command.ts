@@ -1,4 +1,9 @@
 import { escapeControls } from '../../common/printable.js';
+import {
+  connectionSecretsHidden,
+  describeConnection,
+  type RedisUrlConnection,
+} from '../../common/redis-url-connection.js';
 import { withDeadline } from '../../common/with-deadline.js';
 import { PAYOUT_STATES } from '../payout-state-store.js';
 import { resolvePayoutRunsOptions } from '../payout-runs-options.js';
@@ -38,12 +43,13 @@ export async function runPayoutRunsCommand(
     output.err('Run "nestjs-payouts payout-runs --help" for the options.');
     return EXIT_USAGE;
   }
-  const url = new URL(parsed.url);
-  output = redacted(output, url);
-  const where = `the payout runs of ${printed(parsed.account ?? 'the unnamed account')} at ${printed(url.host)}`;
+  output = redacted(output, parsed.connection);
+  const where =
+    `the payout runs of ${printed(parsed.account ?? 'the unnamed account')} ` +
+    `at ${printed(describeConnection(parsed.connection))}`;
   const config = resolvePayoutRunsOptions({
     // One connection attempt: a command that cannot reach Redis says so and ends, rather than retrying for ever.
-    connection: { url: parsed.url, connectTimeout: parsed.timeoutMs, retryStrategy: () => null },
+    connection: { ...parsed.connection, connectTimeout: parsed.timeoutMs, retryStrategy: () => null },
     ...(parsed.prefix !== undefined && { prefix: parsed.prefix }),
     ...(parsed.account !== undefined && { account: parsed.account }),
     rateLimit: false,
@@ -136,8 +142,7 @@ function printed(value: string): string {
 }
 
 /** The URL's credentials never reach the output, whatever an error message echoes. */
-function redacted(output: CommandOutput, url: URL): CommandOutput {
-  const secrets = [url.password, decodeURIComponent(url.password), url.username].filter((value) => value.length >= 4);
-  const hide = (line: string) => secrets.reduce((shown, secret) => shown.split(secret).join('redacted'), line);
+function redacted(output: CommandOutput, connection: RedisUrlConnection): CommandOutput {
+  const hide = connectionSecretsHidden(connection);
   return { out: (line) => output.out(hide(line)), err: (line) => output.err(hide(line)) };
 }

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { isWholeNumber } from '../../common/whole-number.js';
 import { notificationsQueueName } from '../notifications-queue-name.js';
-import { type RedisUrlConnection, redisUrlConnection } from './redis-url-connection.js';
+import { type RedisUrlConnection, redisUrlConnection } from '../../common/redis-url-connection.js';
 
 export const QUEUE_USAGE = `Usage: nestjs-payouts queue <failed|replay> [options]
 

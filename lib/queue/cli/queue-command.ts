@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import { escapeControls } from '../../common/printable.js';
 import { withDeadline } from '../../common/with-deadline.js';
-import { missingBullMqPeer } from '../bullmq-peers.js';
+import { missingBullMqPeer } from '../../common/bullmq-peers.js';
 import {
   type FailedNotification,
   listFailedNotifications,
@@ -9,7 +9,7 @@ import {
   replayFailedNotifications,
 } from '../dead-letters.js';
 import { parseQueueArguments, QUEUE_USAGE, type QueueInvocation } from './queue-arguments.js';
-import { describeConnection } from './redis-url-connection.js';
+import { connectionSecretsHidden, describeConnection } from '../../common/redis-url-connection.js';
 
 export const EXIT_OK = 0;
 export const EXIT_NOT_REPLAYED = 1;
@@ -124,9 +124,6 @@ function describeFailed({
 
 /** The URL's credentials never reach the output, whatever an error message echoes. */
 function redacted(output: CommandOutput, { connection }: QueueInvocation): CommandOutput {
-  const secrets = [connection.password, connection.username].filter(
-    (value): value is string => value !== undefined && value.length >= 4,
-  );
-  const hide = (line: string) => secrets.reduce((shown, secret) => shown.split(secret).join('redacted'), line);
+  const hide = connectionSecretsHidden(connection);
   return { out: (line) => output.out(hide(line)), err: (line) => output.err(hide(line)) };
 }

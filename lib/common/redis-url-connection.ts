@@ -29,3 +29,9 @@ export function redisUrlConnection(url: string): RedisUrlConnection | undefined 
 export function describeConnection({ host, port }: RedisUrlConnection): string {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
+
+/** Hides the connection's user name and password in a line of output, whatever an error message echoes. */
+export function connectionSecretsHidden({ username, password }: RedisUrlConnection): (line: string) => string {
+  const secrets = [password, username].filter((value): value is string => value !== undefined && value.length >= 4);
+  return (line) => secrets.reduce((shown, secret) => shown.split(secret).join('redacted'), line);
+}
