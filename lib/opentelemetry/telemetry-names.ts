@@ -1,6 +1,6 @@
 /*
- * Every name the OpenTelemetry add-on records, in one place: README.md documents each in its tables, and a test holds
- * the recorded attribute keys to that list. Metric and attribute names follow OpenTelemetry's semantic conventions
+ * Every name the OpenTelemetry add-on records, in one place: docs/observability.md documents each in its tables, and a
+ * test holds the recorded attribute keys to that list. Metric and attribute names follow OpenTelemetry's semantic conventions
  * (lowercase dotted namespaces, durations in seconds, counts with a `{unit}` annotation); where a general attribute
  * exists (`error.type`, `http.response.status_code`), it is used as the conventions define it.
  */

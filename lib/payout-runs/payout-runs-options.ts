@@ -67,7 +67,8 @@ export interface PayoutRunsOptions {
   providerDedupesRequestId?: boolean;
   /**
    * Settle unknown outcomes in code: a `lookup` that asks the provider, swept on the instances that run a worker. See
-   * "Reconciling unknown outcomes" in the README. Default: none (they wait for `resolveUnknown()` or the CLI).
+   * "Reconciling unknown outcomes in code" in docs/health-and-reconciliation.md. Default: none (they wait for
+   * `resolveUnknown()` or the CLI).
    */
   reconcile?: PayoutReconcileOptions;
 }

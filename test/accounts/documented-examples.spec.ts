@@ -1,4 +1,4 @@
-// The "Several merchant accounts" examples of the README, run for real against mock payouts APIs.
+// The examples of docs/accounts.md, run for real against mock payouts APIs.
 import { Injectable, type INestApplication, Module } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
@@ -57,7 +57,7 @@ class EuBonuses {
   }
 }
 
-describe('README: several merchant accounts', () => {
+describe('docs/accounts.md: several merchant accounts', () => {
   let euApi: MockPayoutsApi;
   let keApi: MockPayoutsApi;
   let app: INestApplication | undefined;
@@ -77,7 +77,7 @@ describe('README: several merchant accounts', () => {
   });
 
   it("pays each seller from the account of the seller's country", async () => {
-    // The README's AppModule, with the mocks' addresses and test credentials in place of the environment's.
+    // The guide's AppModule, with the mocks' addresses and test credentials in place of the environment's.
     @Module({
       imports: [
         ConfigModule.forRoot({

@@ -9,7 +9,7 @@ trap 'rm -rf "$work"' EXIT
 cp "$root/test/nest11/package.json" "$root/test/nest11/package-lock.json" "$work/"
 (cd "$work" && npm ci --no-audit --no-fund --loglevel=error)
 cp "$root/package.json" "$root/README.md" "$root/tsconfig.json" "$root/tsconfig.build.json" "$root/vitest.config.ts" "$work/"
-cp -R "$root/lib" "$root/test" "$root/sample" "$work/"
+cp -R "$root/lib" "$root/test" "$root/sample" "$root/docs" "$work/"
 
 cd "$work"
 echo "Nest $(node -p "require('@nestjs/core/package.json').version") / @nestjs/axios $(node -p "require('@nestjs/axios/package.json').version")"

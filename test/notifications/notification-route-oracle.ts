@@ -2,8 +2,8 @@ import { isUtf8 } from 'node:buffer';
 import { isEmail, isISO8601 } from 'class-validator';
 
 /*
- * What the notification route must answer, written from the README's rules ("Replies", "Input limits", "Same bytes,
- * same reply") and not from the route's code, so that a property test can hold the route to them.
+ * What the notification route must answer, written from the documented rules (docs/notifications.md's "Replies" and
+ * "Express and Fastify", docs/production.md's "Input limits") and not from the route's code, so that a property test can hold the route to them.
  */
 
 /** A request as the property test sends it. */
@@ -93,7 +93,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 const isNonEmptyString = (value: unknown): value is string => typeof value === 'string' && value !== '';
 const isPresent = (value: unknown) => value !== undefined && value !== null;
 
-/** The README's validation rules. */
+/** The documented validation rules. */
 export function isValidNotification(body: unknown): boolean {
   if (!isObject(body) || hasPrototypeKey(body)) return false;
   const { eventType, timestamp, shopper, paymentMethod } = body;

@@ -28,7 +28,7 @@ const invalidField = (...fields: string[]) => ({
 /*
  * Bytes that are not UTF-8 would reach the handler as U+FFFD: an id the sender never sent. Where the route sees the
  * bytes (Fastify always, Express when the app keeps raw bodies) it refuses them with 400 naming the field, after
- * verification; where it cannot (Express without raw bodies), the README says so.
+ * verification; where it cannot (Express without raw bodies), docs/notifications.md says so.
  */
 describe.each(ADAPTERS)('bytes that are not UTF-8 on %s', (adapter) => {
   let running: NotificationsApp | undefined;

@@ -13,7 +13,7 @@ import { RecordingLogger } from '../recording-logger.js';
 
 /*
  * The route against generated requests and byte-level mutations, over real HTTP on each adapter, held to an oracle
- * written from the README's rules: never a 5xx for bad input, never an ack for invalid input, an ack for every valid
+ * written from the documented rules: never a 5xx for bad input, never an ack for invalid input, an ack for every valid
  * one, the handler never sees an invalid notification nor one twice, the process never crashes, and no prototype is
  * polluted. Fixed seeds, a bounded number of cases and a time limit keep it reproducible and short.
  */

@@ -7,7 +7,7 @@ const SECRET = 'echo-secret-5e1f0a7b';
 /*
  * A mistyped notification URL reaches the app's own 404, which Nest words with the whole URL, query string included:
  * a secret in the query travels back to the sender (and into its logs and alert e-mails), one in a header does not.
- * This is why the README recommends the header form in production.
+ * This is why docs/production.md recommends the header form in production.
  */
 describe.each(ADAPTERS)("the secret in the app's 404 on %s", (adapter) => {
   let running: NotificationsApp | undefined;

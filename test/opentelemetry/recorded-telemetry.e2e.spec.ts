@@ -8,7 +8,7 @@ import { ADAPTERS, cardAdded, post, startNotificationsApp } from '../notificatio
 import { PayoutsApiStub, refusingBaseUrl } from '../payouts/payouts-api-stub.js';
 import { walletPayoutRequest } from '../payouts/payout-request.fixture.js';
 import { InMemoryTelemetry, registerGlobalContext, traceHttpServer } from './in-memory-telemetry.js';
-import { documentedTable } from './readme-telemetry-tables.js';
+import { documentedTable } from './documented-telemetry-tables.js';
 
 registerGlobalContext();
 
@@ -163,7 +163,7 @@ describe.each(ADAPTERS)('what telemetry and events record on every path, on %s',
     ]);
   });
 
-  it('records the metrics of the README, each with exactly its documented attribute keys', () => {
+  it('records the metrics of docs/observability.md, each with exactly its documented attribute keys', () => {
     const documented = documentedTable('**Metrics**', 3);
     const recorded = new Map(
       metrics.map(({ descriptor, dataPoints }) => [
@@ -175,7 +175,7 @@ describe.each(ADAPTERS)('what telemetry and events record on every path, on %s',
     expect(recorded).toEqual(new Map([...documented].map(([name, keys]) => [name, [...keys].sort()])));
   });
 
-  it('records on each span exactly the attribute keys the README lists for it', () => {
+  it('records on each span exactly the attribute keys docs/observability.md lists for it', () => {
     const documented = documentedTable('**Spans**', 3);
     const ours = spans.filter((span) => span.name.startsWith('payouts.'));
     const recorded = new Map<string, Set<string>>();

@@ -4,7 +4,7 @@ import { payoutsOpenTelemetry } from 'nestjs-payouts/opentelemetry';
 import type { PayoutReconcileOptions } from 'nestjs-payouts/payout-runs';
 import { MockFault, MockPayoutsApi } from 'nestjs-payouts/testing';
 import { useInMemoryTelemetry } from '../opentelemetry/in-memory-telemetry.js';
-import { documentedTable } from '../opentelemetry/readme-telemetry-tables.js';
+import { documentedTable } from '../opentelemetry/documented-telemetry-tables.js';
 import { eventually } from '../support/eventually.js';
 import { describeWithRedis } from '../support/redis-suite.js';
 import { RedisServer } from '../support/redis-server.js';

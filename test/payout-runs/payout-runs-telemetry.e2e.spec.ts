@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { getPayoutsServiceToken, type PayoutsPayoutRunJobEvent, type PayoutsService } from 'nestjs-payouts';
 import { payoutsOpenTelemetry } from 'nestjs-payouts/opentelemetry';
 import { registerGlobalContext, useInMemoryTelemetry } from '../opentelemetry/in-memory-telemetry.js';
-import { documentedTable } from '../opentelemetry/readme-telemetry-tables.js';
+import { documentedTable } from '../opentelemetry/documented-telemetry-tables.js';
 import { eventually } from '../support/eventually.js';
 import { MockPayoutsProvider } from '../support/mock-payouts-provider.js';
 import { describeWithRedis } from '../support/redis-suite.js';
@@ -123,7 +123,7 @@ describeWithRedis('payout runs traced and counted with OpenTelemetry', () => {
       [{ 'payouts.account': 'default', 'payouts.run.resolution': 'absent' }, 1],
     ]);
 
-    // The names and attribute keys are the README's.
+    // The names and attribute keys are those of docs/observability.md.
     const spanKeys = [...new Set(jobs.flatMap((span) => Object.keys(span.attributes)))].sort();
     expect(spanKeys).toEqual([...documentedTable('**Payout run spans**', 3).get('payouts.run.payout')!].sort());
     const documentedMetrics = documentedTable('**Payout run metrics**', 3);

@@ -20,7 +20,7 @@ import { errorRenderings } from './error-renderings.js';
 /*
  * createPayout against a payouts API that misbehaves in every way a network or a hostile server can: slow drips,
  * resets at every stage, huge and compressed replies (bombs included), undecodable bytes, echoed credentials,
- * redirects. Oracle, from the README's "Input limits", "Retry policy" and "Errors": every call settles, in no more
+ * redirects. Oracle, from the documented "Input limits", "Retry policy" and "Errors": every call settles, in no more
  * attempts than documented (each bounded by timeoutMs, so within the documented whole-call bound), with the error
  * class the reply calls for, keeping at most maxResponseBytes of a reply, and with no credential anywhere in the
  * error or the logs.

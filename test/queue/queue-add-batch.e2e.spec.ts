@@ -56,7 +56,7 @@ describeWithRedis('queue mode: the adds of one turn of the event loop, sent toge
     expect((await queue.getJob('first'))?.data).toEqual({ id: 'first' });
     expect((await queue.getJob('third'))?.data).toEqual({ id: 'third' });
     expect(await client.get(queue.toKey('poisoned'))).toBe('not a job');
-    expect(await queue.getJobCounts('waiting')).toEqual({ waiting: 2 });
+    expect((await queue.getJobCounts('waiting')).waiting).toBe(2);
   });
 
   it('stores every job of a batch, and a job added twice in one batch once', async () => {
@@ -69,7 +69,7 @@ describeWithRedis('queue mode: the adds of one turn of the event loop, sent toge
 
     expect(outcomes).toEqual([undefined, undefined, undefined, undefined]);
     expect(alone).toBeUndefined();
-    expect(await queue.getJobCounts('waiting')).toEqual({ waiting: 4 });
+    expect((await queue.getJobCounts('waiting')).waiting).toBe(4);
     expect((await queue.getWaiting()).map((stored) => stored.id).sort()).toEqual(['a', 'b', 'c', 'd']);
   });
 
@@ -79,7 +79,7 @@ describeWithRedis('queue mode: the adds of one turn of the event loop, sent toge
     await client.set(queue.toKey('poisoned'), 'not a job');
 
     expect(String(await new NotificationAddBatch(queue).add(job('poisoned')))).toMatch(/WRONGTYPE/);
-    expect(await queue.getJobCounts('waiting')).toEqual({ waiting: 0 });
+    expect((await queue.getJobCounts('waiting')).waiting).toBe(0);
   });
 
   describe.each(ADAPTERS)('through the route on %s', (adapter) => {

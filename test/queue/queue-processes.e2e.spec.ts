@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
@@ -10,6 +11,9 @@ import { RedisServer } from '../support/redis-server.js';
 import { ACK, paymentMethodId, dedupeKeyOf } from './queue-test-app.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const require = createRequire(import.meta.url);
+/** bullmq 6 waits on Redis while closing its connections; bullmq 5 (the Nest 11 leg's) closes them at once. */
+const BULLMQ_MAJOR = Number((require('bullmq/package.json') as { version: string }).version.split('.')[0]);
 const APP = fileURLToPath(new URL('./queue-app.mjs', import.meta.url));
 /** Short, so that a job whose worker was killed is taken up again within the test. */
 const LOCK_MS = 1000;
@@ -174,9 +178,10 @@ describeWithRedis('queue mode shutting down while Redis is down', () => {
     const exit = await instance.waitForExit(30_000);
 
     expect(exit.signal ?? exit.code).toBe('SIGTERM');
-    expect(instance.linesMatching(/^warn (The worker|Handlers)/)).toEqual([
+    const redisHeldItUp =
       'warn The worker of queue payouts-notifications stopped with no handler running, but Redis did not answer ' +
-        'while it closed its connections: they are dropped',
-    ]);
+      'while it closed its connections: they are dropped';
+    // Never "handlers still running": none was.
+    expect(instance.linesMatching(/^warn (The worker|Handlers)/)).toEqual(BULLMQ_MAJOR >= 6 ? [redisHeldItUp] : []);
   }, 60_000);
 });

@@ -1,24 +1,26 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { DOCUMENTS, ROOT, typescriptBlocks } from './documentation.js';
 
-const root = join(import.meta.dirname, '..', '..');
-const readme = readFileSync(join(root, 'README.md'), 'utf8');
-const snippets = [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
+const snippets = typescriptBlocks();
 
 // Inside the package, so `nestjs-payouts` resolves to the built types through the package's own `exports`.
-const workDir = mkdtempSync(join(root, '.readme-snippets-'));
+const workDir = mkdtempSync(join(ROOT, '.readme-snippets-'));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
-describe('README code blocks', () => {
-  it('has TypeScript examples to check', () => {
-    expect(snippets.length).toBeGreaterThan(5);
+describe('code blocks of the README and docs/', () => {
+  it('has TypeScript examples to check, in the README and in the guides', () => {
+    expect(snippets.length).toBeGreaterThan(25);
+    expect(snippets.filter(({ document }) => document === 'README.md').length).toBeGreaterThan(0);
+    expect(new Set(snippets.map(({ document }) => document)).size).toBeGreaterThan(DOCUMENTS.length / 2);
   });
 
   it('all typecheck against the built package', () => {
-    const files = snippets.map((code, index) => {
-      const file = `snippet-${String(index + 1).padStart(2, '0')}.ts`;
+    const files = snippets.map(({ document, index, code }) => {
+      // Named after the document, so that an error says where the block is: docs-payouts-md-03.ts.
+      const file = `${document.replace(/[^A-Za-z0-9]+/g, '-')}-${String(index).padStart(2, '0')}.ts`;
       writeFileSync(join(workDir, file), `${code}\nexport {};\n`);
       return file;
     });
@@ -32,10 +34,10 @@ describe('README code blocks', () => {
         include: files,
       }),
     );
-    const tsc = join(root, 'node_modules', '.bin', 'tsc');
+    const tsc = join(ROOT, 'node_modules', '.bin', 'tsc');
     let output = '';
     try {
-      execFileSync(tsc, ['-p', join(workDir, 'tsconfig.json')], { encoding: 'utf8', timeout: 60_000 });
+      execFileSync(tsc, ['-p', join(workDir, 'tsconfig.json')], { encoding: 'utf8', timeout: 120_000 });
     } catch (error) {
       output = String((error as { stdout?: string }).stdout ?? error);
     }

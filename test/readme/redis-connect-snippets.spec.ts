@@ -1,22 +1,22 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeWithRedis } from '../support/redis-suite.js';
 import { RedisServer } from '../support/redis-server.js';
 import { type NodeProcessRun, runNodeProcess } from '../node-process.js';
+import { ROOT, typescriptBlocks } from './documentation.js';
 
 /*
- * The README's Redis snippets, compiled and run as an app would run them, each in its own Node process: with Redis
- * down at startup the app must fail to start and the process end by itself (not wait at "Starting Nest
- * application…" forever, nor be held open by a client that keeps retrying); with Redis up it starts and shuts down.
- * Needs `npm run build`, as `nestjs-payouts` resolves to the built package, as for the README's type check.
+ * The Redis snippets of docs/several-instances.md, compiled and run as an app would run them, each in its own Node
+ * process: with Redis down at startup the app must fail to start and the process end by itself (not wait at "Starting
+ * Nest application…" forever, nor be held open by a client that keeps retrying); with Redis up it starts and shuts
+ * down.
+ * Needs `npm run build`, as `nestjs-payouts` resolves to the built package, as for the documentation's type check.
  */
 
-const root = join(import.meta.dirname, '..', '..');
-const readme = readFileSync(join(root, 'README.md'), 'utf8');
-const snippets = [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
+const snippets = typescriptBlocks().map(({ code }) => code);
 
 function snippet(client: string): string {
   const found = snippets.filter((code) => code.includes(`from '${client}';`) && code.includes('connectRedis'));
@@ -67,9 +67,9 @@ async function deadPort(): Promise<number> {
   return port;
 }
 
-describe('README Redis snippets at startup', () => {
+describe('the documented Redis snippets at startup', () => {
   // Inside the package, so that `nestjs-payouts` resolves to the built package through its own `exports`.
-  const workDir = mkdtempSync(join(root, '.readme-redis-'));
+  const workDir = mkdtempSync(join(ROOT, '.readme-redis-'));
 
   beforeAll(() => {
     writeFileSync(join(workDir, 'node-redis.ts'), snippet('redis'));
@@ -91,7 +91,7 @@ describe('README Redis snippets at startup', () => {
         include: ['*.ts'],
       }),
     );
-    execFileSync(join(root, 'node_modules', '.bin', 'tsc'), ['-p', join(workDir, 'tsconfig.json')], {
+    execFileSync(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', join(workDir, 'tsconfig.json')], {
       encoding: 'utf8',
       timeout: 120_000,
     });
@@ -100,7 +100,7 @@ describe('README Redis snippets at startup', () => {
 
   function start(client: Client, redisUrl: string): Promise<NodeProcessRun> {
     return runNodeProcess([join(workDir, 'dist', `run-${client}.js`)], {
-      cwd: root,
+      cwd: ROOT,
       env: {
         ...process.env,
         REDIS_URL: redisUrl,

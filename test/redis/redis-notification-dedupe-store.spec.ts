@@ -302,7 +302,7 @@ describeWithRedis('RedisNotificationDedupeStore on a real redis-server', () => {
     it.each(REDIS_CLIENTS)('is silent when CONFIG is refused, and works with least privileges (%s)', async (kind) => {
       const admin = await connectRedisClient('ioredis', server.url);
       await admin.command('CONFIG', 'SET', 'maxmemory-policy', 'allkeys-lru');
-      // The ACL the README gives, without its optional TIME: the store's commands on its own keys, and no CONFIG.
+      // The ACL docs/several-instances.md gives, without its optional TIME: the store's commands on its own keys, and no CONFIG.
       await admin.command(
         'ACL',
         'SETUSER',

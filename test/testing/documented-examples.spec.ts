@@ -1,4 +1,4 @@
-// The testing examples of the README, run for real (imports point at the sources instead of the package name).
+// The examples of docs/testing.md, run for real (imports point at the sources instead of the package name).
 import { Injectable } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -46,7 +46,7 @@ class CardsListener {
   }
 }
 
-describe('README testing examples', () => {
+describe('docs/testing.md examples', () => {
   it('replaces PayoutsService with FakePayoutsService', async () => {
     const payouts = new FakePayoutsService().resolveNext({ status: 201, body: { id: 'po_123' } });
     const moduleRef = await Test.createTestingModule({

@@ -1,11 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+const guide = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'observability.md'), 'utf8');
 
-/** The README's table under `heading` (from `### OpenTelemetry` on): each row's first cell, and the names in `column`. */
+/**
+ * The table of docs/observability.md under `heading` (from `## OpenTelemetry` on): each row's first cell, and the
+ * names in `column`.
+ */
 export function documentedTable(heading: string, column: number): Map<string, string[]> {
-  const section = readme.slice(readme.indexOf('### OpenTelemetry'));
+  const section = guide.slice(guide.indexOf('## OpenTelemetry'));
   const table = section.slice(section.indexOf(heading)).split('\n\n')[1]!;
   const rows = table.split('\n').slice(2);
   return new Map(
