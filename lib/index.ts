@@ -110,6 +110,7 @@ export type {
   NotificationOutcome,
   NotificationTrace,
   NotificationTraceCarrier,
+  PayoutReconcileLookupAnswer,
   PayoutRunJobInfo,
   PayoutRunJobTrace,
   PayoutRunJobOutcome,

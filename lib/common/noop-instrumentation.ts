@@ -40,4 +40,6 @@ export const NOOP_INSTRUMENTATION: Required<PayoutsInstrumentation> = {
   startPayoutRunJob: () => NOOP_PAYOUT_RUN_JOB_TRACE,
   payoutRunCompleted: () => undefined,
   payoutRunResolved: () => undefined,
+  payoutRunLookedUp: () => undefined,
+  payoutRunGivenUp: () => undefined,
 };

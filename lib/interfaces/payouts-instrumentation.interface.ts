@@ -97,6 +97,12 @@ export interface PayoutsCallTrace {
  */
 export type PayoutRunJobOutcome = 'sent' | 'refused' | 'unknown' | 'retrying';
 
+/**
+ * What the reconcile sweep's `lookup` answered for one parked payout: `created`, `absent`, `unknown`, or `failed` when
+ * it threw, did not answer within `lookupTimeoutMs`, or answered something else.
+ */
+export type PayoutReconcileLookupAnswer = 'created' | 'absent' | 'unknown' | 'failed';
+
 /** What a payout run's job is about: ids the caller chose. */
 export interface PayoutRunJobInfo {
   readonly runId: string;
@@ -147,8 +153,12 @@ export interface PayoutsInstrumentation {
   startPayoutRunJob?(carrier: NotificationTraceCarrier, info: PayoutRunJobInfo): PayoutRunJobTrace;
   /** Optional (payout runs): a run has nothing pending any more (once per run). */
   payoutRunCompleted?(runId: string): void;
-  /** Optional (payout runs): a person decided on an unknown outcome. */
+  /** Optional (payout runs): a person, or the reconcile sweep, decided on an unknown outcome. */
   payoutRunResolved?(decision: 'sent' | 'absent'): void;
+  /** Optional (payout runs): the reconcile sweep looked one parked payout up, whatever then became of the answer. */
+  payoutRunLookedUp?(answer: PayoutReconcileLookupAnswer): void;
+  /** Optional (payout runs): a payout is still parked after `giveUpAfterMs` (once per payout in a process). */
+  payoutRunGivenUp?(): void;
 }
 
 /** What the `telemetry` option takes: it builds the instrumentation of each registration (account) at bootstrap. */

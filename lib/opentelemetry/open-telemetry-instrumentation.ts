@@ -2,6 +2,7 @@ import { NOOP_PAYOUTS_CALL_TRACE } from '../common/noop-instrumentation.js';
 import type {
   NotificationTrace,
   NotificationTraceCarrier,
+  PayoutReconcileLookupAnswer,
   PayoutRunJobInfo,
   PayoutRunJobTrace,
   PayoutsCallOperation,
@@ -55,5 +56,15 @@ export class OpenTelemetryInstrumentation implements PayoutsInstrumentation {
   payoutRunResolved(decision: 'sent' | 'absent'): void {
     const { instruments, account } = this.telemetry;
     instruments.runResolutions.add(1, { [ATTRIBUTES.account]: account, [ATTRIBUTES.resolution]: decision });
+  }
+
+  /** Neither the request id nor the run's id: they stay in the log lines of the sweep. */
+  payoutRunLookedUp(answer: PayoutReconcileLookupAnswer): void {
+    const { instruments, account } = this.telemetry;
+    instruments.reconcileLookups.add(1, { [ATTRIBUTES.account]: account, [ATTRIBUTES.reconcileAnswer]: answer });
+  }
+
+  payoutRunGivenUp(): void {
+    this.telemetry.instruments.reconcileGivenUp.add(1, { [ATTRIBUTES.account]: this.telemetry.account });
   }
 }

@@ -13,6 +13,8 @@ export interface PayoutsInstruments {
   readonly runPayouts: Counter;
   readonly runCompletions: Counter;
   readonly runResolutions: Counter;
+  readonly reconcileLookups: Counter;
+  readonly reconcileGivenUp: Counter;
 }
 
 const seconds = (description: string) => ({
@@ -62,6 +64,14 @@ export function createPayoutsInstruments(meter: Meter): PayoutsInstruments {
     runResolutions: meter.createCounter(METRIC_NAMES.runResolutions, {
       description: 'Decisions on unknown outcomes of payout runs, by decision (sent, absent)',
       unit: '{decision}',
+    }),
+    reconcileLookups: meter.createCounter(METRIC_NAMES.reconcileLookups, {
+      description: 'Lookups of parked payouts by the reconcile sweep, by answer (created, absent, unknown, failed)',
+      unit: '{lookup}',
+    }),
+    reconcileGivenUp: meter.createCounter(METRIC_NAMES.reconcileGivenUp, {
+      description: 'Payouts still parked as unknown after giveUpAfterMs, once per payout in a process',
+      unit: '{payout}',
     }),
   };
 }

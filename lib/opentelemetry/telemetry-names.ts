@@ -32,6 +32,8 @@ export const METRIC_NAMES = {
   runPayouts: 'payouts.run.payouts',
   runCompletions: 'payouts.run.completions',
   runResolutions: 'payouts.run.resolutions',
+  reconcileLookups: 'payouts.run.reconcile.lookups',
+  reconcileGivenUp: 'payouts.run.reconcile.given_up',
 } as const;
 
 export const ATTRIBUTES = {
@@ -50,6 +52,7 @@ export const ATTRIBUTES = {
   runId: 'payouts.run.id',
   runOutcome: 'payouts.run.outcome',
   resolution: 'payouts.run.resolution',
+  reconcileAnswer: 'payouts.run.reconcile.answer',
 } as const;
 
 /**

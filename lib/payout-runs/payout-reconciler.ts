@@ -9,7 +9,10 @@ import { payoutJobId, readPayoutJobData } from './payout-job.js';
 import type { PayoutRunsConfig } from './payout-runs-options.js';
 import type { PayoutRunsService } from './payout-runs.service.js';
 
-/** What the sweeps decided, since the instance started: what health checks and metrics report. */
+/**
+ * What the sweeps decided, since the instance started: what health checks report. The metrics count the lookups by
+ * answer and the payouts given up on, through the instrumentation's `payoutRunLookedUp` and `payoutRunGivenUp`.
+ */
 export interface PayoutReconcileCounts {
   /** Found created: the sent handlers ran. */
   created: number;
@@ -124,6 +127,7 @@ export class PayoutReconciler implements OnApplicationBootstrap, OnModuleDestroy
       parkedSince: new Date(record.since),
       payouts,
     });
+    this.runs.instrumentation.payoutRunLookedUp?.(typeof answer === 'string' ? answer : 'failed');
     if (answer === 'created' || answer === 'absent') {
       const outcome = await this.runs.resolveUnknown(requestId, answer === 'created' ? 'sent' : 'absent', {
         by: 'reconcile',
@@ -147,6 +151,7 @@ export class PayoutReconciler implements OnApplicationBootstrap, OnModuleDestroy
     if (parkedFor >= reconcile.giveUpAfterMs && !this.givenUp.has(requestId)) {
       this.givenUp.add(requestId);
       this.counts.givenUp += 1;
+      this.runs.instrumentation.payoutRunGivenUp?.();
       this.logger.error(
         `${what} is still parked as unknown after giveUpAfterMs (${reconcile.giveUpAfterMs} ms): ask the provider, then ` +
           `settle it with resolveUnknown() or the payout-runs resolve command`,

@@ -2,6 +2,7 @@ import { EMPTY_CARRIER, NOOP_PAYOUT_RUN_JOB_TRACE } from '../noop-instrumentatio
 import type {
   NotificationTrace,
   NotificationTraceCarrier,
+  PayoutReconcileLookupAnswer,
   PayoutRunJobInfo,
   PayoutRunJobTrace,
   PayoutsCallOperation,
@@ -60,6 +61,14 @@ export class EventsInstrumentation implements PayoutsInstrumentation {
 
   payoutRunResolved(decision: 'sent' | 'absent'): void {
     this.inner.payoutRunResolved?.(decision);
+  }
+
+  payoutRunLookedUp(answer: PayoutReconcileLookupAnswer): void {
+    this.inner.payoutRunLookedUp?.(answer);
+  }
+
+  payoutRunGivenUp(): void {
+    this.inner.payoutRunGivenUp?.();
   }
 
   private withNotificationEvent(trace: NotificationTrace): NotificationTrace {
