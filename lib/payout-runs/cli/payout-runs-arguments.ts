@@ -1,6 +1,11 @@
 import { parseArgs } from 'node:util';
-import { type RedisUrlConnection, redisUrlConnection } from '../../common/redis-url-connection.js';
-import { isWholeNumber } from '../../common/whole-number.js';
+import {
+  commandLineProblem,
+  InvalidArgument,
+  redisUrlArgument,
+  wholeNumberArgument,
+} from '../../common/command-line.js';
+import type { RedisUrlConnection } from '../../common/redis-url-connection.js';
 
 export const PAYOUT_RUNS_USAGE = `Usage: nestjs-payouts payout-runs <progress|unknown|resolve> [options]
 
@@ -46,8 +51,6 @@ export type PayoutRunsInvocation = {
     }
 );
 
-class InvalidArgument extends Error {}
-
 /** The parsed command line, `'help'`, or the message of the first problem found. */
 export function parsePayoutRunsArguments(
   args: string[],
@@ -56,10 +59,7 @@ export function parsePayoutRunsArguments(
   try {
     return parse(args, env);
   } catch (error) {
-    if (error instanceof InvalidArgument || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
-      return { problem: (error as Error).message };
-    }
-    throw error;
+    return commandLineProblem(error);
   }
 }
 
@@ -90,17 +90,12 @@ function parse(args: string[], env: NodeJS.ProcessEnv): PayoutRunsInvocation | '
     );
   }
   if (extra.length > 0) throw new InvalidArgument('unexpected extra argument; see --help');
-  const url = values['redis-url'] ?? (env.REDIS_URL || undefined);
-  if (url === undefined) throw new InvalidArgument('--redis-url is required (or the REDIS_URL environment variable)');
-  const connection = redisUrlConnection(url);
-  // The value is not echoed: it may hold a password.
-  if (!connection) throw new InvalidArgument('--redis-url must be a redis:// or rediss:// URL');
   const common = {
-    connection,
+    connection: redisUrlArgument(values['redis-url'] ?? (env.REDIS_URL || undefined)),
     account: values.account,
     prefix: values.prefix,
-    limit: wholeNumber('--limit', values.limit, 100),
-    timeoutMs: wholeNumber('--timeout-ms', values['timeout-ms'], 5000),
+    limit: wholeNumberArgument('--limit', values.limit, 100),
+    timeoutMs: wholeNumberArgument('--timeout-ms', values['timeout-ms'], 5000),
   };
   if (action === 'progress') {
     if (values.run === undefined) throw new InvalidArgument('progress takes --run <id>');
@@ -111,11 +106,4 @@ function parse(args: string[], env: NodeJS.ProcessEnv): PayoutRunsInvocation | '
   if (values.as !== 'sent' && values.as !== 'absent')
     throw new InvalidArgument('resolve takes --as sent or --as absent');
   return { ...common, action, requestId: values['request-id'], decision: values.as, by: values.by, note: values.note };
-}
-
-function wholeNumber(option: string, value: string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  const number = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!isWholeNumber(number, 1)) throw new InvalidArgument(`${option} must be a whole number of at least 1`);
-  return number;
 }

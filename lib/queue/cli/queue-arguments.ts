@@ -1,7 +1,12 @@
 import { parseArgs } from 'node:util';
-import { isWholeNumber } from '../../common/whole-number.js';
+import {
+  commandLineProblem,
+  InvalidArgument,
+  redisUrlArgument,
+  wholeNumberArgument,
+} from '../../common/command-line.js';
 import { notificationsQueueName } from '../notifications-queue-name.js';
-import { type RedisUrlConnection, redisUrlConnection } from '../../common/redis-url-connection.js';
+import type { RedisUrlConnection } from '../../common/redis-url-connection.js';
 
 export const QUEUE_USAGE = `Usage: nestjs-payouts queue <failed|replay> [options]
 
@@ -42,16 +47,11 @@ export interface QueueInvocation {
 /** The parsed command line, `'help'`, or the message of the first problem found. */
 export type QueueArguments = QueueInvocation | 'help' | { problem: string };
 
-class InvalidArgument extends Error {}
-
 export function parseQueueArguments(args: string[], env: NodeJS.ProcessEnv): QueueArguments {
   try {
     return parse(args, env);
   } catch (error) {
-    if (error instanceof InvalidArgument || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
-      return { problem: (error as Error).message };
-    }
-    throw error;
+    return commandLineProblem(error);
   }
 }
 
@@ -85,32 +85,16 @@ function parse(args: string[], env: NodeJS.ProcessEnv): QueueInvocation | 'help'
   }
   return {
     action,
-    connection: parseRedisUrl(values['redis-url'] ?? (env.REDIS_URL || undefined)),
+    connection: redisUrlArgument(values['redis-url'] ?? (env.REDIS_URL || undefined)),
     queueName: values.queue ?? notificationsQueueName(values.account),
     prefix: values.prefix,
     job: action === 'replay' ? parseJob(values.job, values.all) : undefined,
-    limit: parseWholeNumber('--limit', values.limit, 100),
-    timeoutMs: parseWholeNumber('--timeout-ms', values['timeout-ms'], 5000),
+    limit: wholeNumberArgument('--limit', values.limit, 100),
+    timeoutMs: wholeNumberArgument('--timeout-ms', values['timeout-ms'], 5000),
   };
-}
-
-function parseRedisUrl(url: string | undefined): RedisUrlConnection {
-  if (url === undefined) throw new InvalidArgument('--redis-url is required (or the REDIS_URL environment variable)');
-  const connection = redisUrlConnection(url);
-  // The value is not echoed: it may hold a password.
-  if (!connection) throw new InvalidArgument('--redis-url must be a redis:// or rediss:// URL');
-  return connection;
 }
 
 function parseJob(job: string | undefined, all: boolean | undefined): string | 'all' {
   if ((job === undefined) === !all) throw new InvalidArgument('replay takes either --job <id> or --all');
   return job ?? 'all';
-}
-
-function parseWholeNumber(option: string, value: string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  const number = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!isWholeNumber(number, 1))
-    throw new InvalidArgument(`${option} must be a whole number of at least 1; got "${value}"`);
-  return number;
 }

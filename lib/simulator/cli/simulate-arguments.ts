@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import type { NotificationOverrides } from '../simulated-notification.js';
 import { isHttpHeaderName } from '../../common/http-header-name.js';
 import { parseHttpUrl } from '../../common/http-url.js';
-import { isWholeNumber } from '../../common/whole-number.js';
+import { commandLineProblem, InvalidArgument, wholeNumberArgument } from '../../common/command-line.js';
 
 export const SIMULATE_USAGE = `Usage: nestjs-payouts simulate --url <url> [options]
 
@@ -42,17 +42,11 @@ const EVENT_ALIASES: Record<string, string> = {
   removed: 'PAYMENT_METHOD_REMOVED',
 };
 
-/** Signals a bad command line inside this file; `parseSimulateArguments` turns it into a `problem`. */
-class InvalidArgument extends Error {}
-
 export async function parseSimulateArguments(args: string[]): Promise<SimulateArguments> {
   try {
     return await parse(args);
   } catch (error) {
-    if (error instanceof InvalidArgument || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
-      return { problem: (error as Error).message };
-    }
-    throw error;
+    return commandLineProblem(error);
   }
 }
 
@@ -77,9 +71,9 @@ async function parse(args: string[]): Promise<SimulateInvocation | 'help'> {
     url: parseUrl(values.url),
     eventType: parseEventType(values.event),
     headers: parseHeaders(values.header),
-    attempts: parseWholeNumber('--attempts', values.attempts, 1),
-    intervalMs: parseWholeNumber('--interval-ms', values['interval-ms'], 0),
-    timeoutMs: parseWholeNumber('--timeout-ms', values['timeout-ms'], 1),
+    attempts: wholeNumberArgument('--attempts', values.attempts, undefined, 1),
+    intervalMs: wholeNumberArgument('--interval-ms', values['interval-ms'], undefined, 0),
+    timeoutMs: wholeNumberArgument('--timeout-ms', values['timeout-ms'], undefined, 1),
     overrides: values.overrides === undefined ? undefined : await readOverrides(values.overrides),
   };
 }
@@ -114,15 +108,6 @@ function parseHeaders(values: string[]): Record<string, string> {
     headers[name.toLowerCase()] = value.slice(separator + 1).trim();
   }
   return headers;
-}
-
-function parseWholeNumber(option: string, value: string | undefined, min: number): number | undefined {
-  if (value === undefined) return undefined;
-  const number = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!isWholeNumber(number, min)) {
-    throw new InvalidArgument(`${option} must be a whole number of at least ${min}; got "${value}"`);
-  }
-  return number;
 }
 
 async function readOverrides(path: string): Promise<NotificationOverrides> {

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { commandLineProblem } from '../../common/command-line.js';
 import { printable } from '../../common/printable.js';
 import { isWholeNumber } from '../../common/whole-number.js';
 import { isHeaderSafeCredential } from '../../payouts/header-safe-credential.js';
@@ -52,9 +53,7 @@ export function parseMockApiArguments(args: string[], env: NodeJS.ProcessEnv): M
       },
     }));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS'))
-      return { problem: (error as Error).message };
-    throw error;
+    return commandLineProblem(error);
   }
   if (values.help) return 'help';
   const port = wholeNumber(values.port, DEFAULT_MOCK_API_PORT);
