@@ -34,6 +34,8 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
   private readonly logger = new Logger('PayoutRuns');
   private payouts: PayoutsService | undefined;
   private worker: Worker | undefined;
+  /** Payouts this instance's worker is processing now. */
+  private processing = 0;
 
   constructor(
     private readonly config: PayoutRunsConfig,
@@ -93,7 +95,15 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
       logger: this.logger,
       instrumentation: this.runs.instrumentation,
     });
-    const worker = new bullmq.Worker<unknown, PayoutJobResult>(queue.name, processor, {
+    const counted = async (job: Parameters<typeof processor>[0]): Promise<PayoutJobResult> => {
+      this.processing += 1;
+      try {
+        return await processor(job);
+      } finally {
+        this.processing -= 1;
+      }
+    };
+    const worker = new bullmq.Worker<unknown, PayoutJobResult>(queue.name, counted, {
       connection,
       prefix,
       concurrency,
@@ -140,7 +150,9 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
     this.worker = undefined;
     const { shutdownTimeoutMs } = this.config;
     try {
-      await withDeadline(worker.close(), shutdownTimeoutMs, () => new Error('timeout'));
+      // Idle, nothing needs waiting for: a forced close, as BullMQ's waiting one sits out a rate-limit pause (a
+      // provider's Retry-After) first. A payout fetched meanwhile keeps its lock, and another worker takes it up.
+      await withDeadline(worker.close(this.processing === 0), shutdownTimeoutMs, () => new Error('timeout'));
     } catch {
       this.logger.warn(
         `Payouts still being sent after shutdownTimeoutMs (${shutdownTimeoutMs} ms) are left to stop with the ` +

@@ -202,6 +202,23 @@ describeWithRedis('payout runs in one app', () => {
     expect(started.logger.lines.join('\n')).not.toContain(API_KEY);
   });
 
+  it('shuts down at once while a Retry-After pause holds the queue and no payout is being sent', async () => {
+    const started = await start(() => ({ kind: 'created' }));
+    // What a 429 with Retry-After: 60 does: the account's queue pauses, with the worker waiting for payouts.
+    await started.runs.queue.rateLimit(60_000);
+
+    apps.splice(apps.indexOf(started), 1);
+    const closed = await Promise.race([
+      started.app.close().then(() => 'closed'),
+      new Promise((resolve) => setTimeout(resolve, 15_000, 'still closing after 15 s')),
+    ]);
+
+    // Well within the 30 s of shutdownTimeoutMs, and far from the 60 s pause: nothing was being sent.
+    expect(closed).toBe('closed');
+    expect(provider!.requests).toEqual([]);
+    expect(started.logger.messages('warn').filter((line) => line.includes('shutdownTimeoutMs'))).toEqual([]);
+  }, 40_000);
+
   it('retries a payout that surely was not sent, and refuses it after the last attempt', async () => {
     const started = await start(await refusingBaseUrl());
 
