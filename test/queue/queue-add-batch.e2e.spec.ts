@@ -114,6 +114,36 @@ describeWithRedis('queue mode: the adds of one turn of the event loop, sent toge
   });
 
   describe.each(ADAPTERS)('through the route on %s', (adapter) => {
+    it('stores each job of a turn with its own id and the configured retries and retention', async () => {
+      const app = await startQueueApp(adapter, redis, {
+        worker: false,
+        attempts: 4,
+        backoffMs: 250,
+        retentionMs: 90_500,
+      });
+      apps.push(app);
+      const notifications = Array.from({ length: 3 }, () => cardAdded());
+
+      const replies = await Promise.all(notifications.map((notification) => post(app.route, notification)));
+
+      expect(replies.map((reply) => `${reply.status} ${reply.body}`)).toEqual(notifications.map(() => `200 ${ACK}`));
+      const jobs = await Promise.all(
+        notifications.map((notification) => app.queue.getJob(notificationJobId(dedupeKeyOf(notification)))),
+      );
+      for (const [index, job] of jobs.entries()) {
+        const jobId = notificationJobId(dedupeKeyOf(notifications[index]!));
+        expect(job?.id).toBe(jobId);
+        expect(job?.opts).toMatchObject({
+          jobId,
+          attempts: 4,
+          backoff: { type: 'exponential', delay: 250 },
+          // Whole seconds, rounded up.
+          removeOnComplete: { age: 91 },
+          removeOnFail: false,
+        });
+      }
+    });
+
     it('answers 500 for exactly the notification whose job could not be stored, and 200 for the others', async () => {
       const logger = new RecordingLogger();
       const app = await startQueueApp(adapter, redis, { worker: false }, { logger });
