@@ -130,10 +130,10 @@ describeWithRedis('queue mode: the adds of one turn of the event loop, sent toge
       const jobs = await Promise.all(
         notifications.map((notification) => app.queue.getJob(notificationJobId(dedupeKeyOf(notification)))),
       );
-      for (const [index, job] of jobs.entries()) {
+      for (const [index, stored] of jobs.entries()) {
         const jobId = notificationJobId(dedupeKeyOf(notifications[index]!));
-        expect(job?.id).toBe(jobId);
-        expect(job?.opts).toMatchObject({
+        expect(stored?.id).toBe(jobId);
+        expect(stored?.opts).toMatchObject({
           jobId,
           attempts: 4,
           backoff: { type: 'exponential', delay: 250 },
