@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { NotificationContext, NotificationHandlerRecord, NotificationTraceCarrier } from '../index.js';
 import { jsonText } from './json-text.js';
 
@@ -40,10 +40,11 @@ export const NOTIFICATION_JOB_NAME = 'notification';
 /**
  * The job id of a notification: one per dedupe key, so concurrent deliveries and re-sends, on any instance, find
  * the job already there and add nothing. BullMQ refuses `:` and integer-like ids, and the key holds both `:` and
- * anything the service puts in its ids, hence a hash; the prefix says what the id is in a dashboard.
+ * anything the service puts in its ids, hence a hash; the prefix says what the id is in a dashboard. The one-shot
+ * `hash()` writes the same SHA-256 as a `Hash` object, for half its cost.
  */
 export function notificationJobId(dedupeKey: string): string {
-  return `notification-${createHash('sha256').update(dedupeKey).digest('hex')}`;
+  return `notification-${hash('sha256', dedupeKey, 'hex')}`;
 }
 
 /** The notification's own fields, unknown ones included, as JSON text, and the context its handlers need. */

@@ -1,6 +1,6 @@
 import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
 import { pingQueue, queueFigures, workerState } from '../common/bullmq-queue-health.js';
-import { Queue, Worker } from 'bullmq';
+import { type JobsOptions, Queue, Worker } from 'bullmq';
 import { stackOf } from '../common/error-stack.js';
 import { withDeadline } from '../common/with-deadline.js';
 import {
@@ -19,7 +19,7 @@ import {
   notificationJobId,
   readNotificationJobData,
 } from './notification-job.js';
-import { NotificationAddBatch } from './notification-add-batch.js';
+import { ADD_TIMED_OUT, NotificationAddBatch } from './notification-add-batch.js';
 import { createNotificationProcessor, type NotificationJobResult } from './notification-processor.js';
 import type { PayoutsQueueConfig } from './payouts-queue-options.js';
 import { RunningJobs } from './running-jobs.js';
@@ -56,6 +56,11 @@ export class QueueNotificationDispatcher
   };
   /** The adds of the notifications of one turn of the event loop, sent together. */
   private readonly adds: NotificationAddBatch;
+  /**
+   * Every job's options but its id, built once: BullMQ copies them into each job it creates and changes none of them,
+   * and freezing them keeps it so.
+   */
+  private readonly jobOptions: Readonly<JobsOptions>;
 
   constructor(
     private readonly host: NotificationDispatcherHost,
@@ -64,7 +69,15 @@ export class QueueNotificationDispatcher
   ) {
     this.queue = new Queue(queueName, { connection: config.connection, prefix: config.prefix });
     this.queue.on('error', throttledErrorLog(this.logger, `Queue ${queueName}`));
-    this.adds = new NotificationAddBatch(this.queue);
+    this.adds = new NotificationAddBatch(this.queue, config.enqueueTimeoutMs);
+    this.jobOptions = Object.freeze({
+      attempts: config.attempts,
+      backoff: Object.freeze({ type: 'exponential', delay: config.backoffMs }),
+      // Kept for the retention, never removed on completion: the kept job is what recognises a re-send.
+      removeOnComplete: Object.freeze({ age: Math.ceil(config.retentionMs / 1000) }),
+      // The failed set is the dead-letter list: kept until replayed or removed.
+      removeOnFail: false,
+    });
   }
 
   dispatch(
@@ -73,31 +86,21 @@ export class QueueNotificationDispatcher
     trace: NotificationTrace,
   ): Promise<NotificationDispatchOutcome> {
     const { dedupeKey } = context;
-    const { attempts, backoffMs, retentionMs, enqueueTimeoutMs } = this.config;
-    const data = notificationJobData(notification, context, trace.carrier());
     const added = this.adds.add({
       name: NOTIFICATION_JOB_NAME,
-      data,
-      opts: {
-        // A second add of this id, from a re-send or another instance, leaves the job as it is.
-        jobId: notificationJobId(dedupeKey),
-        attempts,
-        backoff: { type: 'exponential', delay: backoffMs },
-        // Kept for the retention, never removed on completion: the kept job is what recognises a re-send.
-        removeOnComplete: { age: Math.ceil(retentionMs / 1000) },
-        // The failed set is the dead-letter list: kept until replayed or removed.
-        removeOnFail: false,
-      },
+      data: notificationJobData(notification, context, trace.carrier()),
+      // A second add of this id, from a re-send or another instance, leaves the job as it is.
+      opts: { ...this.jobOptions, jobId: notificationJobId(dedupeKey) },
     });
-    return withDeadline(
-      added,
-      enqueueTimeoutMs,
-      () => new NotificationEnqueueError(dedupeKey, 'timeout', `no reply from Redis within ${enqueueTimeoutMs} ms`),
-    ).then(
-      (failure: unknown): NotificationDispatchOutcome =>
-        failure === undefined ? 'enqueued' : this.enqueueFailed(dedupeKey, failure),
-      (error: unknown): NotificationDispatchOutcome => this.enqueueFailed(dedupeKey, error),
-    );
+    return added.then((outcome: unknown): NotificationDispatchOutcome => {
+      if (outcome === undefined) return 'enqueued';
+      if (outcome !== ADD_TIMED_OUT) return this.enqueueFailed(dedupeKey, outcome);
+      const { enqueueTimeoutMs } = this.config;
+      return this.enqueueFailed(
+        dedupeKey,
+        new NotificationEnqueueError(dedupeKey, 'timeout', `no reply from Redis within ${enqueueTimeoutMs} ms`),
+      );
+    });
   }
 
   private enqueueFailed(dedupeKey: string, error: unknown): 'failed' {
