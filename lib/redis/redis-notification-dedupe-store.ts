@@ -63,7 +63,8 @@ export class RedisNotificationDedupeStore implements NotificationDedupeStore, On
   };
 
   constructor(client: RedisClientLike, options?: RedisNotificationDedupeStoreOptions) {
-    const redis = redisCommandSender(client);
+    const config = resolveRedisDedupeStoreOptions(options);
+    const redis = redisCommandSender(client, config.commandTimeoutMs);
     if (!redis) {
       throw new PayoutsConfigError(
         'client',
@@ -71,7 +72,6 @@ export class RedisNotificationDedupeStore implements NotificationDedupeStore, On
         STORE_OWNER,
       );
     }
-    const config = resolveRedisDedupeStoreOptions(options);
     this.#redis = redis;
     this.#prefix = config.prefix;
     this.#leaseMs = String(config.leaseMs);
