@@ -68,8 +68,8 @@ export function redisCommandSender(client: unknown, commandTimeoutMs: number): R
 /**
  * ioredis writes each command to its socket as it is sent, one `write` system call each. The store's commands of one
  * turn of the event loop go out in one instead, as node-redis writes all of its own: the first of them corks the
- * socket of a connected `Redis`, uncorked at the end of the turn (`setImmediate`), which saved about 4 µs of system
- * time per notification on the bench with 50 connections. Each command still goes through ioredis's own `call`, with
+ * socket of a connected `Redis`, uncorked at the end of the turn (`setImmediate`): one system call per turn rather than two
+ * per notification. Each command still goes through ioredis's own `call`, with
  * its own reply, error and offline queue, and the socket is left as it was found; the application's commands of that
  * turn go out in the same write. A `Cluster` picks a node's socket per command itself: its commands go one by one.
  */
@@ -96,7 +96,7 @@ function ioRedisSender(client: IoRedisLike): RedisCommandSender {
 /**
  * The options of the store's node-redis commands. node-redis's own command timeout (5 seconds by default in
  * node-redis 6) only limits how long a command waits in the client's queue before it is written, and costs an
- * `AbortSignal.timeout()`, its listeners and their garbage per command: about 25 µs of CPU per notification on the
+ * `AbortSignal.timeout()`, its listeners and their garbage per command: about 20 µs of CPU per notification on the
  * bench, most of what node-redis cost over ioredis. While the client is connected its queue is written out at the
  * end of the event loop's turn, so the store's commands go without one; the store bounds each operation by
  * `commandTimeoutMs` itself. While the client is not ready, a command waits in its offline queue: it leaves it,
