@@ -68,10 +68,10 @@ export function redisCommandSender(client: unknown, commandTimeoutMs: number): R
 /**
  * ioredis writes each command to its socket as it is sent, one `write` system call each. The store's commands of one
  * turn of the event loop go out in one instead, as node-redis writes all of its own: the first of them corks the
- * socket of a connected `Redis`, uncorked at the end of the turn (`setImmediate`): one system call per turn rather than two
- * per notification. Each command still goes through ioredis's own `call`, with
- * its own reply, error and offline queue, and the socket is left as it was found; the application's commands of that
- * turn go out in the same write. A `Cluster` picks a node's socket per command itself: its commands go one by one.
+ * socket of a connected `Redis`, uncorked at the end of the turn (`setImmediate`), so that one system call per turn
+ * replaces two per notification. Each command still goes through ioredis's own `call`, with its own reply, error and
+ * offline queue, and the socket is left as it was found; the application's commands of that turn go out in the same
+ * write. A `Cluster` picks a node's socket per command itself: its commands go one by one.
  */
 function ioRedisSender(client: IoRedisLike): RedisCommandSender {
   // ioredis routes a cluster command by its keys itself.
