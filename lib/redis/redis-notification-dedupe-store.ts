@@ -31,6 +31,8 @@ const CLAIMS: readonly string[] = ['claimed', 'in-progress', 'handled'] satisfie
 
 /** What `SCAN MATCH`, `KEYS` and `PSUBSCRIBE` patterns read as wildcards or escapes. */
 const GLOB_CHARACTERS = /[*?[\]\\]/g;
+/** The same, to test for one (without the `g` flag, `test` keeps no state between calls). */
+const GLOB_CHARACTER = /[*?[\]\\]/;
 
 function percentEncoded(character: string): string {
   return `%${character.charCodeAt(0).toString(16).toUpperCase()}`;
@@ -63,7 +65,8 @@ export class RedisNotificationDedupeStore implements NotificationDedupeStore, On
   };
 
   constructor(client: RedisClientLike, options?: RedisNotificationDedupeStoreOptions) {
-    const redis = redisCommandSender(client);
+    const config = resolveRedisDedupeStoreOptions(options);
+    const redis = redisCommandSender(client, config.commandTimeoutMs);
     if (!redis) {
       throw new PayoutsConfigError(
         'client',
@@ -71,7 +74,6 @@ export class RedisNotificationDedupeStore implements NotificationDedupeStore, On
         STORE_OWNER,
       );
     }
-    const config = resolveRedisDedupeStoreOptions(options);
     this.#redis = redis;
     this.#prefix = config.prefix;
     this.#leaseMs = String(config.leaseMs);
@@ -92,9 +94,9 @@ export class RedisNotificationDedupeStore implements NotificationDedupeStore, On
    * The key the previous release wrote for `dedupeKey`, with `*` as it is, when it differs from today's; read (never
    * written) by `claim`, so that a notification that release handled is still recognised within `handledTtlMs`.
    */
-  #previousKeyOf(dedupeKey: string, redisKey: string): string | undefined {
-    const previousKey = `${this.#prefix}n:${dedupeKey}`;
-    return previousKey === redisKey ? undefined : previousKey;
+  #previousKeyOf(dedupeKey: string): string | undefined {
+    // Only a glob character makes the two spellings differ: the usual key builds no second key to compare.
+    return GLOB_CHARACTER.test(dedupeKey) ? `${this.#prefix}n:${dedupeKey}` : undefined;
   }
 
   /**
@@ -157,7 +159,7 @@ export class RedisNotificationDedupeStore implements NotificationDedupeStore, On
    * within one `commandTimeoutMs`).
    */
   #claimUnlessPreviouslyHeld(key: string, redisKey: string, claimValue: string): Promise<unknown> {
-    const previousKey = this.#previousKeyOf(key, redisKey);
+    const previousKey = this.#previousKeyOf(key);
     const leaseMs = this.#leaseMs;
     const handledTtlMs = this.#handledTtlMs;
     // The usual key, without `*`, has no other spelling: the script alone.

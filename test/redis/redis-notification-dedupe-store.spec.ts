@@ -379,9 +379,9 @@ function recordingClient(client: RedisClientLike, sent: string[]): RedisClientLi
         };
       }
       if (property === 'sendCommand') {
-        return (args: string[]) => {
+        return (args: string[], ...options: unknown[]) => {
           sent.push(args[0]!);
-          return value.call(target, args);
+          return value.call(target, args, ...options);
         };
       }
       return value.bind(target);
