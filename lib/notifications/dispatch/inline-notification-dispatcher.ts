@@ -18,7 +18,20 @@ import type {
   NotificationDispatcher,
 } from '../../interfaces/notification-dispatcher.interface.js';
 import { DiscoveredNotificationHandlers } from './discovered-notification-handlers.js';
+import { type HandlerDeadline, HandlerDeadlines } from './handler-deadlines.js';
 import type { NotificationHandler } from './notification-handler-table.js';
+
+/** A notification whose asynchronous handlers are running, under the time limit. */
+interface RunningHandlers extends HandlerDeadline {
+  /** Answers the route; dropped once called. */
+  resolve: ((outcome: NotificationDispatchOutcome) => void) | undefined;
+  readonly handlers: readonly NotificationHandler[];
+  /** Those of several handlers still running; `undefined` for one handler. */
+  readonly unsettled: Set<NotificationHandler> | undefined;
+  readonly record: NotificationHandlerRecord | undefined;
+  readonly dedupeKey: string;
+  readonly claimId: string;
+}
 
 /**
  * The default dispatcher: claims the notification in the dedupe store, runs its handlers before the route replies,
@@ -31,6 +44,8 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
   private readonly logger = new Logger('PayoutsNotifications');
   /** `notifications.handlerTimeoutMs`; unused when the registration serves no route. */
   private readonly timeoutMs: number;
+  /** The time limits of the notifications whose handlers are running, one timer for all. */
+  private readonly deadlines: HandlerDeadlines<RunningHandlers>;
   /** Whether the store keeps which handlers succeeded; a store written before records existed does not. */
   private readonly recordsHandlers: boolean;
   /**
@@ -46,6 +61,7 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
     @Inject(DiscoveredNotificationHandlers) private readonly handlers: DiscoveredNotificationHandlers,
   ) {
     this.timeoutMs = config ? config.handlerTimeoutMs : 0;
+    this.deadlines = new HandlerDeadlines(this.timeoutMs, (running) => this.timedOut(running));
     this.recordsHandlers = typeof store.claimWithRecord === 'function' && typeof store.releaseWithRecord === 'function';
   }
 
@@ -145,38 +161,56 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
     context: NotificationContext,
     trace: NotificationTrace,
   ): NotificationDispatchOutcome | Promise<NotificationDispatchOutcome> {
-    // The reply never precedes a running handler. One handler, the usual case, runs without an array.
-    const unsettled = new Set<NotificationHandler>(handlers.length === 1 ? handlers : []);
-    const run =
-      handlers.length === 1 && record === undefined
-        ? this.run(handlers[0]!, notification, context, trace)
-        : this.runEach(handlers, record, notification, context, trace, unsettled);
+    // The reply never precedes a running handler. One handler, the usual case, runs without an array, and needs no
+    // set of those still running: the time-limit line can only name that one.
+    const single = handlers.length === 1 && record === undefined;
+    const unsettled = single ? undefined : new Set<NotificationHandler>();
+    const run = single
+      ? this.run(handlers[0]!, notification, context, trace)
+      : this.runEach(handlers, record, notification, context, trace, unsettled!);
     const { dedupeKey } = context;
     if (typeof run === 'boolean' || !isThenable(run)) return this.settle(run, handlers, record, dedupeKey, claimId);
-    const timeoutMs = this.timeoutMs;
-    const startedAt = Date.now();
+    const running: RunningHandlers = {
+      deadline: 0,
+      finished: false,
+      next: undefined,
+      resolve: undefined,
+      handlers,
+      unsettled,
+      record,
+      dedupeKey,
+      claimId,
+    };
     return new Promise((resolve) => {
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        this.logger.error(
-          `The handlers of notification ${dedupeKey} (${names(unsettled)}) did not settle within handlerTimeoutMs ` +
-            `(${timeoutMs} ms); answered 500 so that the service sends it again. The notification stays claimed, ` +
-            'and re-sends get 409, until they settle.',
-        );
-        resolve('failed');
-      }, timeoutMs);
-      void run.then((outcomes) => {
-        clearTimeout(timer);
-        const finish = (outcome: NotificationDispatchOutcome) => {
-          if (timedOut) this.settledLate(dedupeKey, outcome === 'handled', Date.now() - startedAt);
-          else resolve(outcome);
-        };
-        const settled = this.settle(outcomes, handlers, record, dedupeKey, claimId);
-        if (typeof settled === 'string') finish(settled);
-        else void settled.then(finish);
-      });
+      running.resolve = resolve;
+      this.deadlines.start(running);
+      void run.then((outcomes) => this.settleRunning(running, outcomes));
     });
+  }
+
+  /** The handlers of `running` settled: recorded in the store, and answered unless their time limit passed. */
+  private settleRunning(running: RunningHandlers, outcomes: boolean | readonly boolean[]): void {
+    const inTime = this.deadlines.finish(running);
+    const { handlers, record, dedupeKey, claimId } = running;
+    const settled = this.settle(outcomes, handlers, record, dedupeKey, claimId);
+    if (typeof settled === 'string') this.answerRunning(running, inTime, settled);
+    else void settled.then((outcome) => this.answerRunning(running, inTime, outcome));
+  }
+
+  private answerRunning(running: RunningHandlers, inTime: boolean, outcome: NotificationDispatchOutcome): void {
+    if (inTime) running.resolve!(outcome);
+    else this.settledLate(running.dedupeKey, outcome === 'handled', this.deadlines.elapsedMs(running));
+    running.resolve = undefined;
+  }
+
+  /** The time limit of `running` passed with handlers still running: answered 500, the key left claimed. */
+  private timedOut(running: RunningHandlers): void {
+    this.logger.error(
+      `The handlers of notification ${running.dedupeKey} (${names(running.unsettled ?? running.handlers)}) did not ` +
+        `settle within handlerTimeoutMs (${this.timeoutMs} ms); answered 500 so that the service sends it again. ` +
+        'The notification stays claimed, and re-sends get 409, until they settle.',
+    );
+    running.resolve!('failed');
   }
 
   /**
