@@ -169,7 +169,7 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
       ? this.run(handlers[0]!, notification, context, trace)
       : this.runEach(handlers, record, notification, context, trace, unsettled!);
     const { dedupeKey } = context;
-    if (typeof run === 'boolean' || !isThenable(run)) return this.settle(run, handlers, record, dedupeKey, claimId);
+    if (!isThenable(run)) return this.settle(run as boolean | readonly boolean[], handlers, record, dedupeKey, claimId);
     const running: RunningHandlers = {
       deadline: 0,
       finished: false,
@@ -184,7 +184,15 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
     return new Promise((resolve) => {
       running.resolve = resolve;
       this.deadlines.start(running);
-      void run.then((outcomes) => this.settleRunning(running, outcomes));
+      // One handler's own promise is followed directly, with no promise of its success in between.
+      if (single) {
+        void Promise.resolve(run).then(
+          () => this.settleRunning(running, true),
+          (error: unknown) => this.settleRunning(running, this.handlerFailed(handlers[0]!, context, error)),
+        );
+      } else {
+        void (run as Promise<readonly boolean[]>).then((outcomes) => this.settleRunning(running, outcomes));
+      }
     });
   }
 
@@ -231,7 +239,7 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
       const result = this.run(handler, notification, attemptContext, trace);
       if (typeof result === 'boolean') return result;
       unsettled.add(handler);
-      return result.finally(() => unsettled.delete(handler));
+      return this.succeeded(handler, attemptContext, result).finally(() => unsettled.delete(handler));
     });
     if (results.every((result) => typeof result === 'boolean')) return results as boolean[];
     return Promise.all(results);
@@ -271,22 +279,30 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
   }
 
   /**
-   * Runs one handler: `true` when it succeeded, `false` when it threw or rejected (logged, so that the other handlers
-   * still finish), and a promise of that only when the handler returned one.
+   * Runs one handler: `true` when it succeeded, `false` when it threw (logged, so that the other handlers still
+   * finish), and what it returned when that is a promise, for the caller to follow (see `succeeded`).
    */
   private run(
     handler: NotificationHandler,
     notification: PaymentMethodNotification,
     context: NotificationContext,
     trace: NotificationTrace,
-  ): boolean | Promise<boolean> {
+  ): boolean | PromiseLike<unknown> {
     let result: unknown;
     try {
       result = trace.runHandler(handler.name, () => handler.invoke(notification, context));
     } catch (error) {
       return this.handlerFailed(handler, context, error);
     }
-    if (!isThenable(result)) return true;
+    return isThenable(result) ? result : true;
+  }
+
+  /** Whether the promise a handler returned fulfilled; a rejection is logged. */
+  private succeeded(
+    handler: NotificationHandler,
+    context: NotificationContext,
+    result: PromiseLike<unknown>,
+  ): Promise<boolean> {
     return Promise.resolve(result).then(resolvedAsSucceeded, (error: unknown) =>
       this.handlerFailed(handler, context, error),
     );
