@@ -20,7 +20,7 @@ async function watched(chunks: Buffer[], mode: 'flowing' | 'paused', limit = 1_0
   stream.end();
   await once(stream, 'end');
   expect(Buffer.concat(read)).toEqual(Buffer.concat(chunks));
-  return watch;
+  return { length: watch.length, utf8: watch.utf8 };
 }
 
 const euro = Buffer.from('€'); // 3 bytes
@@ -67,5 +67,21 @@ describe('watchBody', () => {
   it('only counts past the limit', async () => {
     const watch = await watched([Buffer.alloc(600, 0x20), Buffer.alloc(600, 0x20)], 'flowing', 1_000);
     expect(watch.length).toBe(1_200);
+  });
+
+  it('lets go of the chunks past the limit, where the body is refused by its size, and checks nothing', async () => {
+    const watch = await watched([Buffer.from([0xff]), Buffer.alloc(1_200, 0x20)], 'flowing', 1_000);
+    expect(watch).toEqual({ length: 1_201, utf8: true });
+  });
+
+  it('checks a body once, as a whole, and keeps its verdict', async () => {
+    const stream = new PassThrough();
+    const watch = watchBody(stream, 1_000);
+    stream.on('data', () => undefined);
+    stream.end(Buffer.from([0x22, 0xff, 0x22]));
+    await once(stream, 'end');
+    expect(watch.utf8).toBe(false);
+    expect(watch.utf8).toBe(false);
+    expect(watch.length).toBe(3);
   });
 });

@@ -31,12 +31,12 @@ describe.each(ADAPTERS)('handler time limit on %s', (adapter) => {
     running = undefined;
   });
 
-  async function start(providers: Provider[] = [CardEvents]): Promise<CardEvents> {
+  async function start(providers: Provider[] = [CardEvents], handlerTimeoutMs = TIMEOUT_MS): Promise<CardEvents> {
     logger = new RecordingLogger();
     running = await startNotificationsApp({
       adapter,
       logger,
-      notifications: { verification: 'none', handlerTimeoutMs: TIMEOUT_MS },
+      notifications: { verification: 'none', handlerTimeoutMs },
       providers,
     });
     return running.app.get(CardEvents);
@@ -128,5 +128,57 @@ describe.each(ADAPTERS)('handler time limit on %s', (adapter) => {
     events.behaviour = () => new Promise((resolve) => setTimeout(resolve, 20));
     expect((await send(cardAdded())).body).toBe(ACK);
     expect(logger.messages('error')).toEqual([]);
+  });
+
+  it('keeps each notification to its own limit when several are in flight: a later one settling after the first timed out is acknowledged', async () => {
+    // One timer serves every notification in flight: the second one's limit, which passes a second after the first
+    // one's, must still hold when the first one times out.
+    const limitMs = 2000;
+    const events = await start([CardEvents], limitMs);
+    const gates = [deferred(), deferred()];
+    events.behaviour = () => gates[events.received.length - 1]!.promise;
+    const firstBody = cardAdded();
+    const first = send(firstBody);
+    await until(() => events.received.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, limitMs / 2));
+    const second = send(cardAdded());
+    await until(() => events.received.length === 2);
+
+    const firstReply = await first;
+    expect(firstReply.status).toBe(500);
+    // The first one's limit passed; the second one's is about a second ahead.
+    gates[1]!.resolve();
+    const secondReply = await second;
+    expect(secondReply.status).toBe(200);
+    expect(secondReply.body).toBe(ACK);
+    const timeouts = logger.messages('error').filter((line) => line.includes('did not settle'));
+    expect(timeouts).toEqual([
+      expect.stringContaining(
+        `The handlers of notification ${events.received[0]!.context.dedupeKey} (CardEvents.added)`,
+      ),
+    ]);
+
+    gates[0]!.resolve();
+    await until(() => logger.messages('warn').some((line) => line.includes('settled after')));
+    const resent = await send(firstBody);
+    expect(resent.body).toBe(ACK);
+    expect(events.received).toHaveLength(2);
+  });
+
+  it('times out a notification sent after an earlier one settled in time', async () => {
+    const events = await start();
+    events.behaviour = () => undefined;
+    expect((await send(cardAdded())).body).toBe(ACK);
+    const gate = deferred();
+    events.behaviour = () => gate.promise;
+    const late = await send(cardAdded());
+    expect(late.status).toBe(500);
+    expect(logger.messages('error')).toEqual([
+      expect.stringContaining(
+        `The handlers of notification ${events.received[1]!.context.dedupeKey} (CardEvents.added) did not settle`,
+      ),
+    ]);
+    gate.resolve();
+    await until(() => logger.messages('warn').some((line) => line.includes('settled after')));
   });
 });

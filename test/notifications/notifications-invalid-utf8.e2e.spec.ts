@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CardEvents } from './notification-handlers.fixture.js';
 import { ADAPTERS, cardAdded, type NotificationsApp, post, startNotificationsApp } from './notifications-test-app.js';
@@ -105,5 +106,56 @@ describe.each(ADAPTERS)('bytes that are not UTF-8 on %s', (adapter) => {
     const reply = await post(url(), withBytes(cardAdded(), cut, 'shp_'), { chunked: true });
     expect(reply.status).toBe(400);
     expect(JSON.parse(reply.body)).toEqual(invalidField('shopper.id'));
+  });
+
+  it.each([false, true])(
+    'with rawBody %s: refuses bytes that are not UTF-8 in a later chunk of a chunked body, naming the field',
+    async (raw) => {
+      await start(raw);
+      const body = withBytes(cardAdded({ paymentMethod: { id: 'MARK', type: 'paypal' } }), INVALID, 'MARK');
+      const at = body.indexOf(INVALID);
+      // Three chunks, written apart so that the server reads them one by one; the last two hold the invalid bytes.
+      const reply = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpRequest(
+          url(),
+          { method: 'POST', headers: { 'content-type': 'application/json' }, agent: false },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+          },
+        );
+        req.on('error', reject);
+        req.write(body.subarray(0, at + 1));
+        setTimeout(() => {
+          req.write(body.subarray(at + 1, at + 3));
+          setTimeout(() => req.end(body.subarray(at + 3)), 20);
+        }, 20);
+      });
+      if (adapter === 'express' && !raw) {
+        expect(reply.body).toBe(ACK);
+        expect(handled()[0]!.notification.paymentMethod.id).toBe('\ufffd\ufffd(\ufffd');
+      } else {
+        expect(reply.status).toBe(400);
+        expect(JSON.parse(reply.body)).toEqual(invalidField('paymentMethod.id'));
+        expect(handled()).toEqual([]);
+      }
+    },
+  );
+
+  it('acknowledges U+FFFD sent as valid UTF-8 and as an escape, and hands it over', async () => {
+    await start(false);
+    for (const chunked of [false, true]) {
+      // U+FFFD as its three bytes, then as a JSON escape: both are what the sender meant, and valid UTF-8.
+      const marked = cardAdded({ paymentMethod: { id: 'MARK', type: 'paypal' } });
+      const body = withBytes(marked, Buffer.from('pmt_\ufffd_\\ufffd'), 'MARK');
+      const reply = await post(url(), body, { chunked });
+      expect(reply.status).toBe(200);
+      expect(reply.body).toBe(ACK);
+    }
+    expect(handled().map(({ notification }) => notification.paymentMethod.id)).toEqual([
+      'pmt_\ufffd_\ufffd',
+      'pmt_\ufffd_\ufffd',
+    ]);
   });
 });

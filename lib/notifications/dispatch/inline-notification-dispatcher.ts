@@ -18,7 +18,20 @@ import type {
   NotificationDispatcher,
 } from '../../interfaces/notification-dispatcher.interface.js';
 import { DiscoveredNotificationHandlers } from './discovered-notification-handlers.js';
+import { type HandlerDeadline, HandlerDeadlines } from './handler-deadlines.js';
 import type { NotificationHandler } from './notification-handler-table.js';
+
+/** A notification whose asynchronous handlers are running, under the time limit. */
+interface RunningHandlers extends HandlerDeadline {
+  /** Answers the route; dropped once called. */
+  resolve: ((outcome: NotificationDispatchOutcome) => void) | undefined;
+  readonly handlers: readonly NotificationHandler[];
+  /** Those of several handlers still running; `undefined` for one handler. */
+  readonly unsettled: Set<NotificationHandler> | undefined;
+  readonly record: NotificationHandlerRecord | undefined;
+  readonly dedupeKey: string;
+  readonly claimId: string;
+}
 
 /**
  * The default dispatcher: claims the notification in the dedupe store, runs its handlers before the route replies,
@@ -31,6 +44,8 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
   private readonly logger = new Logger('PayoutsNotifications');
   /** `notifications.handlerTimeoutMs`; unused when the registration serves no route. */
   private readonly timeoutMs: number;
+  /** The time limits of the notifications whose handlers are running, one timer for all. */
+  private readonly deadlines: HandlerDeadlines<RunningHandlers>;
   /** Whether the store keeps which handlers succeeded; a store written before records existed does not. */
   private readonly recordsHandlers: boolean;
   /**
@@ -46,6 +61,7 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
     @Inject(DiscoveredNotificationHandlers) private readonly handlers: DiscoveredNotificationHandlers,
   ) {
     this.timeoutMs = config ? config.handlerTimeoutMs : 0;
+    this.deadlines = new HandlerDeadlines(this.timeoutMs, (running) => this.timedOut(running));
     this.recordsHandlers = typeof store.claimWithRecord === 'function' && typeof store.releaseWithRecord === 'function';
   }
 
@@ -145,38 +161,64 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
     context: NotificationContext,
     trace: NotificationTrace,
   ): NotificationDispatchOutcome | Promise<NotificationDispatchOutcome> {
-    // The reply never precedes a running handler. One handler, the usual case, runs without an array.
-    const unsettled = new Set<NotificationHandler>(handlers.length === 1 ? handlers : []);
-    const run =
-      handlers.length === 1 && record === undefined
-        ? this.run(handlers[0]!, notification, context, trace)
-        : this.runEach(handlers, record, notification, context, trace, unsettled);
+    // The reply never precedes a running handler. One handler, the usual case, runs without an array, and needs no
+    // set of those still running: the time-limit line can only name that one.
+    const single = handlers.length === 1 && record === undefined;
+    const unsettled = single ? undefined : new Set<NotificationHandler>();
+    const run = single
+      ? this.run(handlers[0]!, notification, context, trace)
+      : this.runEach(handlers, record, notification, context, trace, unsettled!);
     const { dedupeKey } = context;
-    if (typeof run === 'boolean' || !isThenable(run)) return this.settle(run, handlers, record, dedupeKey, claimId);
-    const timeoutMs = this.timeoutMs;
-    const startedAt = Date.now();
+    if (!isThenable(run)) return this.settle(run as boolean | readonly boolean[], handlers, record, dedupeKey, claimId);
+    const running: RunningHandlers = {
+      deadline: 0,
+      finished: false,
+      next: undefined,
+      resolve: undefined,
+      handlers,
+      unsettled,
+      record,
+      dedupeKey,
+      claimId,
+    };
     return new Promise((resolve) => {
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        this.logger.error(
-          `The handlers of notification ${dedupeKey} (${names(unsettled)}) did not settle within handlerTimeoutMs ` +
-            `(${timeoutMs} ms); answered 500 so that the service sends it again. The notification stays claimed, ` +
-            'and re-sends get 409, until they settle.',
+      running.resolve = resolve;
+      this.deadlines.start(running);
+      // One handler's own promise is followed directly, with no promise of its success in between.
+      if (single) {
+        void Promise.resolve(run).then(
+          () => this.settleRunning(running, true),
+          (error: unknown) => this.settleRunning(running, this.handlerFailed(handlers[0]!, context, error)),
         );
-        resolve('failed');
-      }, timeoutMs);
-      void run.then((outcomes) => {
-        clearTimeout(timer);
-        const finish = (outcome: NotificationDispatchOutcome) => {
-          if (timedOut) this.settledLate(dedupeKey, outcome === 'handled', Date.now() - startedAt);
-          else resolve(outcome);
-        };
-        const settled = this.settle(outcomes, handlers, record, dedupeKey, claimId);
-        if (typeof settled === 'string') finish(settled);
-        else void settled.then(finish);
-      });
+      } else {
+        void (run as Promise<readonly boolean[]>).then((outcomes) => this.settleRunning(running, outcomes));
+      }
     });
+  }
+
+  /** The handlers of `running` settled: recorded in the store, and answered unless their time limit passed. */
+  private settleRunning(running: RunningHandlers, outcomes: boolean | readonly boolean[]): void {
+    const inTime = this.deadlines.finish(running);
+    const { handlers, record, dedupeKey, claimId } = running;
+    const settled = this.settle(outcomes, handlers, record, dedupeKey, claimId);
+    if (typeof settled === 'string') this.answerRunning(running, inTime, settled);
+    else void settled.then((outcome) => this.answerRunning(running, inTime, outcome));
+  }
+
+  private answerRunning(running: RunningHandlers, inTime: boolean, outcome: NotificationDispatchOutcome): void {
+    if (inTime) running.resolve!(outcome);
+    else this.settledLate(running.dedupeKey, outcome === 'handled', this.deadlines.elapsedMs(running));
+    running.resolve = undefined;
+  }
+
+  /** The time limit of `running` passed with handlers still running: answered 500, the key left claimed. */
+  private timedOut(running: RunningHandlers): void {
+    this.logger.error(
+      `The handlers of notification ${running.dedupeKey} (${names(running.unsettled ?? running.handlers)}) did not ` +
+        `settle within handlerTimeoutMs (${this.timeoutMs} ms); answered 500 so that the service sends it again. ` +
+        'The notification stays claimed, and re-sends get 409, until they settle.',
+    );
+    running.resolve!('failed');
   }
 
   /**
@@ -197,7 +239,7 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
       const result = this.run(handler, notification, attemptContext, trace);
       if (typeof result === 'boolean') return result;
       unsettled.add(handler);
-      return result.finally(() => unsettled.delete(handler));
+      return this.succeeded(handler, attemptContext, result).finally(() => unsettled.delete(handler));
     });
     if (results.every((result) => typeof result === 'boolean')) return results as boolean[];
     return Promise.all(results);
@@ -237,22 +279,30 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
   }
 
   /**
-   * Runs one handler: `true` when it succeeded, `false` when it threw or rejected (logged, so that the other handlers
-   * still finish), and a promise of that only when the handler returned one.
+   * Runs one handler: `true` when it succeeded, `false` when it threw (logged, so that the other handlers still
+   * finish), and what it returned when that is a promise, for the caller to follow (see `succeeded`).
    */
   private run(
     handler: NotificationHandler,
     notification: PaymentMethodNotification,
     context: NotificationContext,
     trace: NotificationTrace,
-  ): boolean | Promise<boolean> {
+  ): boolean | PromiseLike<unknown> {
     let result: unknown;
     try {
       result = trace.runHandler(handler.name, () => handler.invoke(notification, context));
     } catch (error) {
       return this.handlerFailed(handler, context, error);
     }
-    if (!isThenable(result)) return true;
+    return isThenable(result) ? result : true;
+  }
+
+  /** Whether the promise a handler returned fulfilled; a rejection is logged. */
+  private succeeded(
+    handler: NotificationHandler,
+    context: NotificationContext,
+    result: PromiseLike<unknown>,
+  ): Promise<boolean> {
     return Promise.resolve(result).then(resolvedAsSucceeded, (error: unknown) =>
       this.handlerFailed(handler, context, error),
     );

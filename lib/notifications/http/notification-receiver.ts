@@ -189,16 +189,22 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
   /** The reply, or a promise of it or of the dispatcher's outcome (mapped to its reply by `receive`). */
   private reply(request: NotificationHttpRequest, trace: NotificationTrace): NotificationReply | Promise<PendingReply> {
     const receivedAt = Date.now();
-    const refusal =
-      refusalByHeaders(request.headers) ?? refusalBySize(request.headers, request.rawBody?.length, this.bodyLimitBytes);
-    if (refusal !== undefined) return this.refuse(request, refusal);
+    // On Fastify a watched body's headers and declared size were checked before its parser ran; what only the count
+    // tells is checked with the body, by `accept`.
+    const watched = this.watched.get(request);
+    if (watched === undefined) {
+      const refusal =
+        refusalByHeaders(request.headers) ??
+        refusalBySize(request.headers, request.rawBody?.length, this.bodyLimitBytes);
+      if (refusal !== undefined) return this.refuse(request, refusal);
+    }
     // Verification comes before any look at the body, so an unverified caller learns nothing about it.
     const failure = this.verify?.(request);
-    if (failure === undefined) return this.accept(request, receivedAt, trace);
+    if (failure === undefined) return this.accept(request, receivedAt, trace, watched);
     if (typeof failure === 'string') return this.refuse(request, refusalByVerification(failure));
     return failure.then((settled): PendingReply | Promise<PendingReply> =>
       settled === undefined
-        ? this.accept(request, receivedAt, trace)
+        ? this.accept(request, receivedAt, trace, watched)
         : this.refuse(request, refusalByVerification(settled)),
     );
   }
@@ -226,8 +232,8 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
     request: NotificationHttpRequest,
     receivedAt: number,
     trace: NotificationTrace,
+    watched: WatchedBody | undefined,
   ): NotificationReply | Promise<NotificationDispatchOutcome> {
-    const watched = this.watched.get(request);
     // A chunked body counted as it arrived; the framework's own parser limit bounded what it read.
     const counted = refusalBySize(request.headers, request.rawBody?.length ?? watched?.length, this.bodyLimitBytes);
     if (counted !== undefined) return this.refuse(request, counted);
