@@ -61,16 +61,10 @@ export class PayoutsApiTransport {
 
   /**
    * Loads the HTTP client at the first call and resolves when it is there. A call waits for it before its first
-   * attempt starts, so loading never eats into an attempt's deadline. A load that failed is tried again next call.
+   * attempt starts, so loading never eats into an attempt's deadline.
    */
   ready(): Promise<HttpService['axiosRef']> {
-    this.#loading ??= this.loadHttp().then(
-      ({ axiosRef }) => (this.#axios = axiosRef),
-      (error: unknown) => {
-        this.#loading = undefined;
-        throw error;
-      },
-    );
+    this.#loading ??= this.loadHttp().then(({ axiosRef }) => (this.#axios = axiosRef));
     return this.#loading;
   }
 
