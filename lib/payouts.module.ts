@@ -1,5 +1,4 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { HttpModule } from '@nestjs/axios';
 import { DiscoveryModule } from '@nestjs/core';
 import { PayoutsRegistryModule } from './accounts/payouts-registry.module.js';
 import { getNotificationsQueueToken } from './accounts/notifications-queue.token.js';
@@ -20,8 +19,8 @@ import { createPayoutsProviders, type PayoutsRegistrationSource } from './payout
  * Registered once per merchant account; a named registration exports `getPayoutsServiceToken(name)`.
  */
 @Module({
-  // A private axios instance: interceptors and defaults an app sets on the global one never see the credentials.
-  imports: [HttpModule.register({}), DiscoveryModule, PayoutsRegistryModule],
+  // `PayoutsService` gets its private axios instance, from `HttpModule.register({})`, at its first call.
+  imports: [DiscoveryModule, PayoutsRegistryModule],
 })
 export class PayoutsModule extends PayoutsConfigurableModule {
   static override forRoot(options: PayoutsModuleForRootOptions): DynamicModule {

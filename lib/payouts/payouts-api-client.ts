@@ -70,6 +70,8 @@ export class PayoutsApiClient {
       subject: callSubject(call.requestId, call.requestId === undefined ? target : {}),
     };
     if (call.signal?.aborted) throw new PayoutsAbortedError(call.requestId, target);
+    // Before any attempt's deadline starts: the first call loads the HTTP client.
+    await this.transport.ready();
     const trace = this.instrumentation.startPayoutsCall(call.operation, target, call.requestId);
     try {
       const success = await trace.run(() => this.sendAttempts(sending, trace));

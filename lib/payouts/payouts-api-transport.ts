@@ -44,10 +44,14 @@ export class PayoutsApiTransport {
   /** The agents this transport made, and so closes; an agent from the options belongs to the app. */
   private readonly ownAgents: HttpAgent[] = [];
 
+  // Typed through HttpService, not axios: @nestjs/axios 4 (Nest 11) sees axios's CommonJS typings, and the two
+  // declarations of AxiosInstance do not match.
+  #axios: HttpService['axiosRef'] | undefined;
+  #loading: Promise<HttpService['axiosRef']> | undefined;
+
   constructor(
-    // Typed through HttpService, not axios: @nestjs/axios 4 (Nest 11) sees axios's CommonJS typings, and the two
-    // declarations of AxiosInstance do not match.
-    private readonly axios: HttpService['axiosRef'],
+    /** Gives the `HttpService` the requests go through; called once, at the first call. */
+    private readonly loadHttp: () => Promise<HttpService>,
     private readonly options: PayoutsTransportConfig,
   ) {
     // Reused connections keep bursts of payouts from opening a socket each.
@@ -55,9 +59,19 @@ export class PayoutsApiTransport {
     this.httpsAgent = options.httpsAgent ?? this.own(new HttpsAgent({ keepAlive: true }));
   }
 
+  /**
+   * Loads the HTTP client at the first call and resolves when it is there. A call waits for it before its first
+   * attempt starts, so loading never eats into an attempt's deadline.
+   */
+  ready(): Promise<HttpService['axiosRef']> {
+    this.#loading ??= this.loadHttp().then(({ axiosRef }) => (this.#axios = axiosRef));
+    return this.#loading;
+  }
+
   /** Resolves once the reply's body has been read or given up on; rejects when no reply head arrived. */
   async exchange(exchange: ApiExchange): Promise<ApiReply> {
-    const response = await this.axios.request<Readable>({
+    const axios = this.#axios ?? (await this.ready());
+    const response = await axios.request<Readable>({
       method: exchange.method,
       url: exchange.url,
       headers: { ...exchange.headers, 'accept-encoding': ACCEPTED_ENCODINGS },

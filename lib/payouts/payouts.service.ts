@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { HttpService } from '@nestjs/axios';
+import { LazyModuleLoader } from '@nestjs/core';
 import { PayoutsEventEmitter, type PayoutsEventListener } from '../common/events/payouts-event-emitter.js';
 import { isJsonObject } from '../common/json-object.js';
 import type { PayoutsEvents } from '../interfaces/payouts-events.interface.js';
@@ -7,6 +7,7 @@ import type { PayoutsInstrumentation } from '../interfaces/payouts-instrumentati
 import { PAYOUTS_CLIENT_CONFIG, PAYOUTS_EVENTS, PAYOUTS_INSTRUMENTATION } from '../payouts.constants.js';
 import { type AccessTokenFetchOutcome, AccessTokenProvider } from './access-token-provider.js';
 import { warnOfDoubledPayoutsPath } from './base-url-check.js';
+import { loadHttpService } from './http-service-loader.js';
 import type { CreatePayoutRequest } from './create-payout-request.interface.js';
 import { validatePayoutRequest } from './payout-request-validator.js';
 import type { PayoutResult } from './payout-result.interface.js';
@@ -32,13 +33,13 @@ export class PayoutsService implements OnApplicationShutdown {
   readonly #accessToken: AccessTokenProvider;
 
   constructor(
-    http: HttpService,
+    lazyModules: LazyModuleLoader,
     @Inject(PAYOUTS_CLIENT_CONFIG) private readonly config: PayoutsClientConfig,
     @Inject(PAYOUTS_INSTRUMENTATION) instrumentation: PayoutsInstrumentation,
     @Inject(PAYOUTS_EVENTS) private readonly events: PayoutsEventEmitter,
   ) {
     const logger = new Logger(PayoutsService.name);
-    this.transport = new PayoutsApiTransport(http.axiosRef, config.transport);
+    this.transport = new PayoutsApiTransport(() => loadHttpService(lazyModules), config.transport);
     const accessToken = new AccessTokenProvider(config.accessToken);
     this.#accessToken = accessToken;
     this.client = new PayoutsApiClient(config, this.transport, accessToken, logger, instrumentation);

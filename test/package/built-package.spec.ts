@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -64,5 +65,36 @@ describe('the built package', () => {
     ]);
     expect(esm.length).toBeGreaterThan(0);
     expect(cjs).toBe(esm);
+  });
+
+  it('is one file per entry point of package.json plus shared chunks, beside a declaration per source file', () => {
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      exports: Record<string, string | { default: string }>;
+      bin: Record<string, string>;
+    };
+    const entryPoints = [
+      ...Object.values(manifest.exports).map((target) => (typeof target === 'string' ? target : target.default)),
+      ...Object.values(manifest.bin),
+    ]
+      .filter((target) => target.endsWith('.js'))
+      .map((target) => target.slice('./dist/'.length));
+    const files = readdirSync(join(root, 'dist'), { recursive: true, encoding: 'utf8' });
+    const scripts = files.filter((file) => file.endsWith('.js'));
+    expect(scripts.filter((file) => !file.startsWith('chunks/')).sort()).toEqual(entryPoints.sort());
+    expect(scripts.length).toBeLessThan(40);
+    expect(files).toContain('payouts/payouts.service.d.ts');
+  });
+
+  it('shares one copy of each class between its entry points, so instanceof holds across them', () => {
+    const verdicts = runNode([
+      '--input-type=module',
+      '-e',
+      `import 'reflect-metadata';
+      const { PayoutsError, PayoutValidationError } = await import('nestjs-payouts');
+      const { FakePayoutsService } = await import('nestjs-payouts/testing');
+      const error = await new FakePayoutsService().createPayout({}).catch((rejection) => rejection);
+      console.log(error instanceof PayoutValidationError, error instanceof PayoutsError);`,
+    ]);
+    expect(verdicts).toBe('true true');
   });
 });
