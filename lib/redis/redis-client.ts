@@ -5,7 +5,7 @@
 
 /** The per-command options of node-redis that the store sets. */
 export interface NodeRedisCommandOptions {
-  /** node-redis's own limit on the command, in milliseconds; `0` for none. */
+  /** node-redis 6's own limit on the command, in milliseconds; `0` for none. node-redis 5 has none, and ignores it. */
   timeout?: number;
 }
 
@@ -13,7 +13,8 @@ export interface NodeRedisCommandOptions {
 export interface NodeRedisClientLike {
   /** Whether the client is connected and its commands are written at once (not kept in its offline queue). */
   readonly isReady?: boolean;
-  sendCommand(args: string[], options?: NodeRedisCommandOptions): Promise<unknown>;
+  // `object`: node-redis 5's options type has no `timeout`, so naming ours here would refuse its clients.
+  sendCommand(args: string[], options?: object): Promise<unknown>;
 }
 
 /** A node-redis (`redis` v5 or later) cluster client from `createCluster()`, connected. */
@@ -23,7 +24,7 @@ export interface NodeRedisClusterLike {
     firstKey: string | undefined,
     isReadonly: boolean | undefined,
     args: string[],
-    options?: NodeRedisCommandOptions,
+    options?: object,
   ): Promise<unknown>;
   getSlotMaster(slot: number): unknown;
 }
@@ -101,7 +102,10 @@ function ioRedisSender(client: IoRedisLike): RedisCommandSender {
  * end of the event loop's turn, so the store's commands go without one; the store bounds each operation by
  * `commandTimeoutMs` itself. While the client is not ready, a command waits in its offline queue: it leaves it,
  * never sent, at twice `commandTimeoutMs`, once the store has given up on it (the store's own timer, which fires
- * first, answers the caller). The client's own settings stay as they are for every other command.
+ * first, answers the caller). node-redis 5 has no command timeout: there such a command is sent once the client
+ * reconnects, as it always was there (an abort signal instead would do, but node-redis 5.0.0
+ * stops writing any command after two queued ones abort together). The client's own settings stay as they are for
+ * every other command.
  */
 function nodeRedisCommandOptions(
   client: { readonly isReady?: boolean },
