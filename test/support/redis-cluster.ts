@@ -39,16 +39,36 @@ export class RedisCluster {
     await Promise.all(this.nodes.map((node) => node.close()));
   }
 
-  /** Every node must see the whole cluster as `ok` before clients connect. */
+  /**
+   * Every node must see the whole cluster as `ok`, and all must agree on which node holds each slot, before clients
+   * connect: a node can report `ok` while its map of the slots is still being gossiped, and a client then gets `MOVED`
+   * back and forth between two nodes.
+   */
   async #waitUntilReady(redisCli: string): Promise<void> {
     const deadline = Date.now() + CLUSTER_READY_TIMEOUT_MS;
-    for (const node of this.nodes) {
-      for (;;) {
-        const { stdout } = await promisify(execFile)(redisCli, ['-p', String(node.port), 'CLUSTER', 'INFO']);
-        if (stdout.includes('cluster_state:ok')) break;
+    const waitFor = async (ready: () => Promise<boolean>) => {
+      while (!(await ready())) {
         if (Date.now() > deadline) throw new Error(`the cluster is not ready within ${CLUSTER_READY_TIMEOUT_MS} ms`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
+    };
+    for (const node of this.nodes) {
+      await waitFor(async () => {
+        const { stdout } = await promisify(execFile)(redisCli, ['-p', String(node.port), 'CLUSTER', 'INFO']);
+        return stdout.includes('cluster_state:ok');
+      });
     }
+    await waitFor(async () => {
+      // `--cluster check` exits with 1 while it finds an error, such as nodes that disagree.
+      const check = await promisify(execFile)(redisCli, [
+        '--cluster',
+        'check',
+        `127.0.0.1:${this.nodes[0]!.port}`,
+      ]).then(
+        ({ stdout }) => stdout,
+        () => '',
+      );
+      return check.includes('All nodes agree about slots configuration') && !check.includes('[ERR]');
+    });
   }
 }
