@@ -1,21 +1,11 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { notificationJobId } from 'nestjs-payouts/queue';
 import { ADD_TIMED_OUT, NotificationAddBatch } from '../../lib/queue/notification-add-batch.js';
 import { ADAPTERS, cardAdded, post } from '../notifications/notifications-test-app.js';
 import { RecordingLogger } from '../recording-logger.js';
 import { describeWithRedis } from '../support/redis-suite.js';
-import { RedisServer } from '../support/redis-server.js';
-import {
-  ACK,
-  dedupeKeyOf,
-  FAILED,
-  inspectRedis,
-  type QueueApp,
-  startQueueApp,
-  uniqueQueueName,
-} from './queue-test-app.js';
+import { ACK, dedupeKeyOf, FAILED, uniqueQueueName, queueSuite } from './queue-test-app.js';
 
 /*
  * The route adds the jobs of the notifications of one turn of the event loop together. A job whose key already holds
@@ -23,30 +13,18 @@ import {
  * exactly one add of a batch fail.
  */
 describeWithRedis('queue mode: the adds of one turn of the event loop, sent together', () => {
-  let redis: RedisServer;
-  let client: Redis;
-  const apps: QueueApp[] = [];
-  const queues: Queue[] = [];
-  beforeAll(async () => {
-    redis = await RedisServer.start();
-    client = inspectRedis(redis);
-  });
-  afterAll(async () => {
-    client?.disconnect();
-    await redis?.close();
-  });
-  afterEach(async () => {
-    await Promise.all([...apps.splice(0).map((app) => app.close()), ...queues.splice(0).map((queue) => queue.close())]);
-  });
+  const suite = queueSuite();
+  /** A BullMQ queue of its own on the suite's Redis, closed after the test. */
+  const newQueue = () =>
+    suite.closeAfterTest(new Queue(uniqueQueueName(), { connection: { host: '127.0.0.1', port: suite.redis.port } }));
 
   /** Far longer than Redis takes to answer: only the test that pauses Redis meets it. */
   const TIMEOUT_MS = 10_000;
   const job = (id: string) => ({ name: 'notification', data: { id }, opts: { jobId: id, removeOnFail: false } });
 
   it('settles each add of a batch with its own outcome: only the job that could not be stored fails', async () => {
-    const queue = new Queue(uniqueQueueName(), { connection: { host: '127.0.0.1', port: redis.port } });
-    queues.push(queue);
-    await client.set(queue.toKey('poisoned'), 'not a job');
+    const queue = newQueue();
+    await suite.client.set(queue.toKey('poisoned'), 'not a job');
     const batch = new NotificationAddBatch(queue, TIMEOUT_MS);
 
     // Added in one turn of the event loop: one batch.
@@ -57,13 +35,12 @@ describeWithRedis('queue mode: the adds of one turn of the event loop, sent toge
     expect(outcomes[2]).toBeUndefined();
     expect((await queue.getJob('first'))?.data).toEqual({ id: 'first' });
     expect((await queue.getJob('third'))?.data).toEqual({ id: 'third' });
-    expect(await client.get(queue.toKey('poisoned'))).toBe('not a job');
+    expect(await suite.client.get(queue.toKey('poisoned'))).toBe('not a job');
     expect((await queue.getJobCounts('waiting')).waiting).toBe(2);
   });
 
   it('stores every job of a batch, and a job added twice in one batch once', async () => {
-    const queue = new Queue(uniqueQueueName(), { connection: { host: '127.0.0.1', port: redis.port } });
-    queues.push(queue);
+    const queue = newQueue();
     const batch = new NotificationAddBatch(queue, TIMEOUT_MS);
 
     const outcomes = await Promise.all(['a', 'b', 'a', 'c'].map((id) => batch.add(job(id))));
@@ -76,28 +53,26 @@ describeWithRedis('queue mode: the adds of one turn of the event loop, sent toge
   });
 
   it('fails a batch of one whose add fails', async () => {
-    const queue = new Queue(uniqueQueueName(), { connection: { host: '127.0.0.1', port: redis.port } });
-    queues.push(queue);
-    await client.set(queue.toKey('poisoned'), 'not a job');
+    const queue = newQueue();
+    await suite.client.set(queue.toKey('poisoned'), 'not a job');
 
     expect(String(await new NotificationAddBatch(queue, TIMEOUT_MS).add(job('poisoned')))).toMatch(/WRONGTYPE/);
     expect((await queue.getJobCounts('waiting')).waiting).toBe(0);
   });
 
   it('settles the adds of a turn that Redis has not answered within the deadline, and only those', async () => {
-    const queue = new Queue(uniqueQueueName(), { connection: { host: '127.0.0.1', port: redis.port } });
-    queues.push(queue);
+    const queue = newQueue();
     await queue.waitUntilReady();
     const batch = new NotificationAddBatch(queue, 300);
 
     const answered = await Promise.all(['early-1', 'early-2'].map((id) => batch.add(job(id))));
     // Redis holds every write command, BullMQ's add script included, for 3 s: no add of this turn gets an answer.
-    expect(await client.call('CLIENT', 'PAUSE', '3000', 'WRITE')).toBe('OK');
+    expect(await suite.client.call('CLIENT', 'PAUSE', '3000', 'WRITE')).toBe('OK');
     try {
       const outcomes = await Promise.all(['late-1', 'late-2', 'late-3'].map((id) => batch.add(job(id))));
       expect(outcomes).toEqual([ADD_TIMED_OUT, ADD_TIMED_OUT, ADD_TIMED_OUT]);
     } finally {
-      await client.call('CLIENT', 'UNPAUSE');
+      await suite.client.call('CLIENT', 'UNPAUSE');
     }
 
     expect(answered).toEqual([undefined, undefined]);
@@ -115,13 +90,12 @@ describeWithRedis('queue mode: the adds of one turn of the event loop, sent toge
 
   describe.each(ADAPTERS)('through the route on %s', (adapter) => {
     it('stores each job of a turn with its own id and the configured retries and retention', async () => {
-      const app = await startQueueApp(adapter, redis, {
+      const app = await suite.launch(adapter, {
         worker: false,
         attempts: 4,
         backoffMs: 250,
         retentionMs: 90_500,
       });
-      apps.push(app);
       const notifications = Array.from({ length: 3 }, () => cardAdded());
 
       const replies = await Promise.all(notifications.map((notification) => post(app.route, notification)));
@@ -146,12 +120,11 @@ describeWithRedis('queue mode: the adds of one turn of the event loop, sent toge
 
     it('answers 500 for exactly the notification whose job could not be stored, and 200 for the others', async () => {
       const logger = new RecordingLogger();
-      const app = await startQueueApp(adapter, redis, { worker: false }, { logger });
-      apps.push(app);
+      const app = await suite.launch(adapter, { worker: false }, { logger });
       const notifications = Array.from({ length: 6 }, () => cardAdded());
       const poisoned = notifications[2]!;
       const poisonedId = notificationJobId(dedupeKeyOf(poisoned));
-      await client.set(app.queue.toKey(poisonedId), 'not a job');
+      await suite.client.set(app.queue.toKey(poisonedId), 'not a job');
 
       const replies = await Promise.all(notifications.map((notification) => post(app.route, notification)));
 
@@ -163,7 +136,7 @@ describeWithRedis('queue mode: the adds of one turn of the event loop, sent toge
         others.map(async (notification) => (await app.queue.getJob(notificationJobId(dedupeKeyOf(notification))))?.id),
       );
       expect(stored).toEqual(others.map((notification) => notificationJobId(dedupeKeyOf(notification))));
-      expect(await client.get(app.queue.toKey(poisonedId))).toBe('not a job');
+      expect(await suite.client.get(app.queue.toKey(poisonedId))).toBe('not a job');
       const errors = logger.messages('error');
       expect(errors).toHaveLength(1);
       expect(errors[0]).toContain(dedupeKeyOf(poisoned));

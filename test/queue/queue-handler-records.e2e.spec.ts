@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type NotificationContext,
   OnPaymentMethodAdded,
@@ -12,16 +11,7 @@ import { ADAPTERS, cardAdded, post } from '../notifications/notifications-test-a
 import { RecordingLogger } from '../recording-logger.js';
 import { eventually } from '../support/eventually.js';
 import { describeWithRedis } from '../support/redis-suite.js';
-import { RedisServer } from '../support/redis-server.js';
-import {
-  ACK,
-  dedupeKeyOf,
-  inspectRedis,
-  paymentMethodId,
-  type QueueApp,
-  QueuedEvents,
-  startQueueApp,
-} from './queue-test-app.js';
+import { ACK, dedupeKeyOf, paymentMethodId, type QueueApp, QueuedEvents, queueSuite } from './queue-test-app.js';
 
 /** A second handler of added cards: fails the runs it is told to, by the attempt its context gives. */
 @Injectable()
@@ -37,29 +27,13 @@ class QueuedMailer {
 }
 
 describeWithRedis('queue mode runs each handler of a notification until it succeeds, once', () => {
-  let redis: RedisServer;
-  let client: Redis;
-  const apps: QueueApp[] = [];
-  beforeAll(async () => {
-    redis = await RedisServer.start();
-    client = inspectRedis(redis);
-  });
-  afterAll(async () => {
-    client?.disconnect();
-    await redis?.close();
-  });
-  afterEach(async () => {
-    await Promise.all(apps.splice(0).map((app) => app.close()));
-  });
+  const suite = queueSuite();
   const launch = async (adapter: (typeof ADAPTERS)[number]) => {
-    const app = await startQueueApp(
+    return suite.launch(
       adapter,
-      redis,
       { attempts: 3, backoffMs: 20 },
       { providers: [QueuedEvents, QueuedMailer], logger: new RecordingLogger() },
     );
-    apps.push(app);
-    return app;
   };
   const finished = (app: QueueApp, notification: Record<string, unknown>) =>
     eventually(
@@ -124,8 +98,7 @@ describeWithRedis('queue mode runs each handler of a notification until it succe
   });
 
   it('writes nothing to a job whose one handler succeeds', async () => {
-    const app = await startQueueApp('express', redis, { attempts: 3, backoffMs: 20 });
-    apps.push(app);
+    const app = await suite.launch('express', { attempts: 3, backoffMs: 20 });
     const notification = cardAdded();
 
     expect((await post(app.route, notification)).body).toBe(ACK);

@@ -1,6 +1,5 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PaymentMethodNotification } from 'nestjs-payouts';
 import {
   listFailedNotifications,
@@ -16,35 +15,18 @@ import { RedisServer } from '../support/redis-server.js';
 import {
   ACK,
   FAILED,
-  inspectRedis,
   paymentMethodId,
   type QueueApp,
   SECRET,
   startQueueApp,
   uniqueQueueName,
   dedupeKeyOf,
+  queueSuite,
 } from './queue-test-app.js';
 
 describeWithRedis('queue mode (payoutsQueue) on a real Redis', () => {
-  let redis: RedisServer;
-  let client: Redis;
-  const apps: QueueApp[] = [];
-  beforeAll(async () => {
-    redis = await RedisServer.start();
-    client = inspectRedis(redis);
-  });
-  afterAll(async () => {
-    client?.disconnect();
-    await redis?.close();
-  });
-  afterEach(async () => {
-    await Promise.all(apps.splice(0).map((app) => app.close()));
-  });
-  const launch = async (...args: Parameters<typeof startQueueApp>) => {
-    const app = await startQueueApp(...args);
-    apps.push(app);
-    return app;
-  };
+  const suite = queueSuite();
+  const { launch } = suite;
   const completed = (app: QueueApp, notification: Record<string, unknown>) =>
     eventually(
       async () =>
@@ -55,7 +37,7 @@ describeWithRedis('queue mode (payoutsQueue) on a real Redis', () => {
 
   describe.each(ADAPTERS)('on %s', (adapter) => {
     it('acknowledges once stored; a worker runs the handler with the validated classes and a queue context', async () => {
-      const app = await launch(adapter, redis, {}, { rawBody: true });
+      const app = await launch(adapter, {}, { rawBody: true });
       const notification = cardAdded({ extra: { nested: [1] } });
 
       const reply = await post(app.route, notification, { headers: { 'x-trace-secret': 'header-value-7f3a' } });
@@ -79,14 +61,14 @@ describeWithRedis('queue mode (payoutsQueue) on a real Redis', () => {
     });
 
     it('stores the notification and the context it needs, never a header, the query string or the raw body', async () => {
-      const app = await launch(adapter, redis, { worker: false }, { rawBody: true });
+      const app = await launch(adapter, { worker: false }, { rawBody: true });
       const notification = cardAdded();
 
       const reply = await post(app.route, notification, { headers: { 'x-trace-secret': 'header-value-7f3a' } });
 
       expect(reply.status).toBe(200);
       const key = `bull:${app.queue.name}:${notificationJobId(dedupeKeyOf(notification))}`;
-      const stored = await client.hgetall(key);
+      const stored = await suite.client.hgetall(key);
       const data = JSON.parse(stored.data!);
       expect(data).toEqual({
         notification: JSON.stringify(notification),
@@ -106,7 +88,7 @@ describeWithRedis('queue mode (payoutsQueue) on a real Redis', () => {
     it.each([5_000, 10_000])(
       'stores a notification with an unknown field nested %i levels deep, and the handler receives it whole',
       async (depth) => {
-        const app = await launch(adapter, redis);
+        const app = await launch(adapter);
         const notification = cardAdded();
         // Written as text: JSON.stringify itself cannot go that deep.
         const nested = `${'{"x":'.repeat(depth)}"bottom"${'}'.repeat(depth)}`;
@@ -129,7 +111,7 @@ describeWithRedis('queue mode (payoutsQueue) on a real Redis', () => {
     );
 
     it('refuses a wrong token with 401 and an invalid notification with 400, storing neither', async () => {
-      const app = await launch(adapter, redis);
+      const app = await launch(adapter);
       const invalid = cardAdded();
       (invalid.paymentMethod as { card: Record<string, unknown> }).card.expirationMonth = '13';
 
@@ -150,7 +132,7 @@ describeWithRedis('queue mode (payoutsQueue) on a real Redis', () => {
     });
 
     it('collapses concurrent deliveries and re-sends onto one job, acknowledging each, and runs the handler once', async () => {
-      const app = await launch(adapter, redis);
+      const app = await launch(adapter);
       const notification = cardAdded();
 
       const replies = await Promise.all(Array.from({ length: 20 }, () => post(app.route, notification)));
@@ -172,7 +154,7 @@ describeWithRedis('queue mode (payoutsQueue) on a real Redis', () => {
 
   it('retries a failing handler with exponential backoff, and completes on the third attempt', async () => {
     const logger = new RecordingLogger();
-    const app = await launch('express', redis, { attempts: 3, backoffMs: 100 }, { logger });
+    const app = await launch('express', { attempts: 3, backoffMs: 100 }, { logger });
     app.events.behaviour = (_notification, context) => {
       if (context.attempt < 3) throw new Error(`database down on attempt ${context.attempt}`);
     };
@@ -194,7 +176,7 @@ describeWithRedis('queue mode (payoutsQueue) on a real Redis', () => {
 
   it('leaves a notification that always fails in the failed set, logs one error naming it, and replays it', async () => {
     const logger = new RecordingLogger();
-    const app = await launch('fastify', redis, { attempts: 2, backoffMs: 20 }, { logger });
+    const app = await launch('fastify', { attempts: 2, backoffMs: 20 }, { logger });
     let broken = true;
     app.events.behaviour = () => {
       if (broken) throw new Error('the ledger is read-only');
@@ -236,7 +218,7 @@ describeWithRedis('queue mode (payoutsQueue) on a real Redis', () => {
   });
 
   it('replays every failed notification at once', async () => {
-    const app = await launch('express', redis, { attempts: 1 }, { logger: new RecordingLogger() });
+    const app = await launch('express', { attempts: 1 }, { logger: new RecordingLogger() });
     let broken = true;
     app.events.behaviour = () => {
       if (broken) throw new Error('down');
@@ -254,7 +236,7 @@ describeWithRedis('queue mode (payoutsQueue) on a real Redis', () => {
 
   it('fails a job whose data no longer validates at once, without retries and without running a handler', async () => {
     const logger = new RecordingLogger();
-    const app = await launch('express', redis, { attempts: 5 }, { logger });
+    const app = await launch('express', { attempts: 5 }, { logger });
     const notification = cardAdded();
     (notification.paymentMethod as { card: Record<string, unknown> }).card.lastFour = '42';
     const dedupeKey = dedupeKeyOf(notification);
@@ -285,7 +267,7 @@ describeWithRedis('queue mode (payoutsQueue) on a real Redis', () => {
   });
 
   it('runs the jobs an earlier release stored: named after the event type, the notification as an object', async () => {
-    const app = await launch('express', redis);
+    const app = await launch('express');
     const notification = cardAdded();
     const dedupeKey = dedupeKeyOf(notification);
 
@@ -303,7 +285,7 @@ describeWithRedis('queue mode (payoutsQueue) on a real Redis', () => {
 
   it('completes a notification that no handler takes, and says so', async () => {
     const logger = new RecordingLogger();
-    const app = await launch('express', redis, {}, { logger, providers: [] });
+    const app = await launch('express', {}, { logger, providers: [] });
     const notification = cardAdded();
 
     expect((await post(app.route, notification)).body).toBe(ACK);
@@ -317,7 +299,7 @@ describeWithRedis('queue mode (payoutsQueue) on a real Redis', () => {
   });
 
   it('acknowledges a re-send within the retention without a run, and runs it again once the job was removed', async () => {
-    const app = await launch('express', redis, { retentionMs: 1000 });
+    const app = await launch('express', { retentionMs: 1000 });
     const first = cardAdded();
     const other = cardAdded();
 
@@ -339,10 +321,10 @@ describeWithRedis('queue mode (payoutsQueue) on a real Redis', () => {
   it('answers 500 within enqueueTimeoutMs while Redis is down, never 200, and stores the re-send once it is back', async () => {
     const enqueueTimeoutMs = 300;
     const logger = new RecordingLogger();
-    const app = await launch('fastify', redis, { enqueueTimeoutMs }, { logger });
+    const app = await launch('fastify', { enqueueTimeoutMs }, { logger });
     const notification = cardAdded();
 
-    await redis.stop();
+    await suite.redis.stop();
     try {
       for (let attempt = 0; attempt < 2; attempt++) {
         const sentAt = Date.now();
@@ -351,7 +333,7 @@ describeWithRedis('queue mode (payoutsQueue) on a real Redis', () => {
         expect(Date.now() - sentAt).toBeLessThan(enqueueTimeoutMs + 1000);
       }
     } finally {
-      await redis.restart();
+      await suite.redis.restart();
     }
     expect(logger.messages('error')).toContain(
       `The notification queue could not store notification ${dedupeKeyOf(notification)}: no reply from Redis within ` +
@@ -375,8 +357,8 @@ describeWithRedis('queue mode (payoutsQueue) on a real Redis', () => {
     const queueName = uniqueQueueName();
     const webLogger = new RecordingLogger();
     const workerLogger = new RecordingLogger();
-    await launch('express', redis, { queueName, worker: false }, { logger: webLogger, providers: [] });
-    await launch('fastify', redis, { queueName, route: false }, { logger: workerLogger, providers: [] });
+    await launch('express', { queueName, worker: false }, { logger: webLogger, providers: [] });
+    await launch('fastify', { queueName, route: false }, { logger: workerLogger, providers: [] });
 
     expect(webLogger.messages('warn')).toEqual([]);
     expect(webLogger.messages('log')).toContain(
@@ -391,8 +373,8 @@ describeWithRedis('queue mode (payoutsQueue) on a real Redis', () => {
 
   it('splits the roles: a web instance only stores, a worker instance serves no route and runs the handlers', async () => {
     const queueName = uniqueQueueName();
-    const web = await launch('express', redis, { queueName, worker: false });
-    const worker = await launch('fastify', redis, { queueName, route: false });
+    const web = await launch('express', { queueName, worker: false });
+    const worker = await launch('fastify', { queueName, route: false });
     const notification = cardAdded();
 
     expect((await post(web.route, notification)).body).toBe(ACK);

@@ -9,7 +9,8 @@ import {
   type NotificationsAppOptions,
   startNotificationsApp,
 } from '../notifications/notifications-test-app.js';
-import type { RedisServer } from '../support/redis-server.js';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { RedisServer } from '../support/redis-server.js';
 
 export const ACK = '{"ResultCode":0}';
 export const FAILED = '{"statusCode":500,"message":"The notification could not be handled"}';
@@ -108,3 +109,56 @@ export const dedupeKeyOf = (notification: Record<string, unknown>): string => {
   };
   return `${notification.eventType}:${shopper.id}:${paymentMethod.id}:${encodeURIComponent(timestamp)}`;
 };
+
+/** What a queue-mode spec shares: its own Redis, a client to look into it, and apps closed after each test. */
+export interface QueueSuite {
+  /** The suite's Redis server, started before its first test. */
+  readonly redis: RedisServer;
+  /** An ioredis client of that server, to read and write what the route and BullMQ keep there. */
+  readonly client: Redis;
+  /** An app in queue mode on the suite's Redis, closed after the test. */
+  launch(
+    adapter: AdapterName,
+    queueOptions?: Partial<PayoutsQueueOptions>,
+    appOptions?: Partial<NotificationsAppOptions>,
+  ): Promise<QueueApp>;
+  /** Closes `closable` (an app, a BullMQ queue) after the test. */
+  closeAfterTest<T extends { close(): Promise<unknown> }>(closable: T): T;
+}
+
+/** Registers the hooks of a queue-mode spec; call it at the top of its `describe`. */
+export function queueSuite(): QueueSuite {
+  let redis: RedisServer | undefined;
+  let client: Redis | undefined;
+  const open: { close(): Promise<unknown> }[] = [];
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+    client = inspectRedis(redis);
+  });
+  afterAll(async () => {
+    client?.disconnect();
+    await redis?.close();
+  });
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((closable) => closable.close()));
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the suite starts its Redis in beforeAll');
+    return value;
+  };
+  const suite: QueueSuite = {
+    get redis() {
+      return started(redis);
+    },
+    get client() {
+      return started(client);
+    },
+    launch: async (adapter, queueOptions, appOptions) =>
+      suite.closeAfterTest(await startQueueApp(adapter, suite.redis, queueOptions, appOptions)),
+    closeAfterTest: (closable) => {
+      open.push(closable);
+      return closable;
+    },
+  };
+  return suite;
+}
