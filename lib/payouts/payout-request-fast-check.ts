@@ -1,4 +1,4 @@
-import { isISO31661Alpha2, isISO4217CurrencyCode, isUppercase } from 'class-validator';
+import { isISO31661Alpha2, isISO4217CurrencyCode, isUppercase } from '../common/class-validator-files.js';
 import { currencyFractionDigits, fractionDigitsOf } from './dto/currency-fraction-digits.js';
 import { NOT_BLANK, PHONE_NUMBER, POSITIVE_DECIMAL, SNAKE_CASE } from './dto/payout-field-patterns.js';
 

@@ -1,5 +1,5 @@
-import { plainToInstance } from 'class-transformer';
-import { validate, type ValidationError } from 'class-validator';
+import { plainToInstance } from '../common/class-transformer-files.js';
+import { validate, type ValidationError } from '../common/class-validator-files.js';
 import { type PayoutFieldError, PayoutValidationError } from '../errors/payout-validation.error.js';
 import { PayoutRequestDto } from './dto/payout-request.dto.js';
 import { isCertainlyValidPayoutRequest } from './payout-request-fast-check.js';

@@ -59,6 +59,14 @@ describe('the import rules', () => {
       { 'lib/payouts/a.ts': ['@nestjs/core/injector/module.js'] },
       'lib/payouts/a.ts -> @nestjs/core/injector/module.js: deep import into Nest; use its root exports',
     ],
+    [
+      { 'lib/payouts/a.ts': ['class-validator'] },
+      'lib/payouts/a.ts -> class-validator: import class-validator and class-transformer through lib/common/class-*-files.ts',
+    ],
+    [
+      { 'lib/notifications/a.ts': ['class-transformer/cjs/index.js'] },
+      'lib/notifications/a.ts -> class-transformer/cjs/index.js: import class-validator and class-transformer through lib/common/class-*-files.ts',
+    ],
   ])('report a broken rule: %j', (graph, expected) => {
     expect(check(graph)).toContain(expected);
   });

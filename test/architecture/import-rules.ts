@@ -17,6 +17,9 @@ const OPTIONAL_PEERS = /^(ioredis|redis|bullmq|@opentelemetry\/.*|@nestjs\/termi
 const CLI = 'lib/cli.ts';
 /** Nest's root exports only: a deep import breaks on the next minor release. */
 const NEST_DEEP_IMPORT = /^@nestjs\/[^/]+\/.+/;
+/** class-validator and class-transformer load through the two files that pick their parts: their root indexes are slow. */
+const VALIDATION_LIBRARY = /^class-(validator|transformer)(\/|$)/;
+const VALIDATION_LIBRARY_FILES = ['lib/common/class-validator-files.ts', 'lib/common/class-transformer-files.ts'];
 
 export function layerOf(file: string): Layer {
   const [, top = ''] = file.split('/');
@@ -51,6 +54,9 @@ export function importRuleViolations(graph: ImportGraph): string[] {
 
 function violation(file: string, target: string): string | undefined {
   if (NEST_DEEP_IMPORT.test(target)) return 'deep import into Nest; use its root exports';
+  if (VALIDATION_LIBRARY.test(target) && !VALIDATION_LIBRARY_FILES.includes(file)) {
+    return 'import class-validator and class-transformer through lib/common/class-*-files.ts';
+  }
   if (target === 'bullmq' && !BULLMQ_ADD_ONS.includes(featureOf(file)))
     return 'only queue/ and payout-runs/ load bullmq';
   if (!target.startsWith('lib/')) return undefined;

@@ -37,6 +37,28 @@ describe('the built package', () => {
     expect(cjs).toContain('PayoutsModule');
   });
 
+  it('loads only the class-validator and class-transformer files it uses, not their root indexes', () => {
+    // The root indexes load every decorator, libphonenumber-js and all of validator.js: most of what importing the
+    // package would cost at start.
+    const loaded = runNode([
+      '--input-type=module',
+      '-e',
+      `import 'reflect-metadata'; import { createRequire } from 'node:module'; await import('nestjs-payouts');
+       console.log(JSON.stringify(Object.keys(createRequire(import.meta.url).cache)));`,
+    ]);
+    const files = (JSON.parse(loaded) as string[]).map((file) => file.split('\\').join('/'));
+    expect(files.filter((file) => file.includes('/node_modules/class-validator/')).length).toBeGreaterThan(10);
+    expect(files.filter((file) => file.includes('/node_modules/class-transformer/')).length).toBeGreaterThan(2);
+    expect(
+      files.filter(
+        (file) =>
+          file.endsWith('/class-validator/cjs/index.js') ||
+          file.endsWith('/class-transformer/cjs/index.js') ||
+          file.includes('/node_modules/libphonenumber-js/'),
+      ),
+    ).toEqual([]);
+  });
+
   it('serves the queue entry point to both module systems', () => {
     const esm = runNode([
       '--input-type=module',

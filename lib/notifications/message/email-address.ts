@@ -1,4 +1,4 @@
-import { isEmail } from 'class-validator';
+import { isEmail } from '../../common/class-validator-files.js';
 
 /** Longest address, and longest part before the `@`, that class-validator's `isEmail` accepts. */
 const MAX_ADDRESS_LENGTH = 254;

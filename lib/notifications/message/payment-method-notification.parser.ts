@@ -1,4 +1,4 @@
-import { isISO8601 } from 'class-validator';
+import { isISO8601 } from '../../common/class-validator-files.js';
 import { isJsonObject, type JsonObject } from '../../common/json-object.js';
 import { isEmailAddress } from './email-address.js';
 import {

@@ -1,4 +1,4 @@
-import { Type, type TypeHelpOptions } from 'class-transformer';
+import { Type, type TypeHelpOptions } from '../../common/class-transformer-files.js';
 import {
   IsDefined,
   IsEmail,
@@ -9,7 +9,7 @@ import {
   IsString,
   Matches,
   ValidateNested,
-} from 'class-validator';
+} from '../../common/class-validator-files.js';
 import { PaymentMethodEventType } from '../../interfaces/payment-method-event-type.js';
 import { CARD_EXPIRATION_MONTH, CARD_EXPIRATION_YEAR, CARD_LAST_FOUR } from './notification-field-rules.js';
 

@@ -1,4 +1,9 @@
-import { isISO4217CurrencyCode, isUppercase, registerDecorator, type ValidationArguments } from 'class-validator';
+import {
+  isISO4217CurrencyCode,
+  isUppercase,
+  registerDecorator,
+  type ValidationArguments,
+} from '../../common/class-validator-files.js';
 import { currencyFractionDigits, fractionDigitsOf } from './currency-fraction-digits.js';
 
 /**

@@ -1,4 +1,4 @@
-import { IsDefined } from 'class-validator';
+import { IsDefined } from '../../common/class-validator-files.js';
 
 /** Every field of a payout request is required; checked first so a missing field gets one clear message. */
 export function IsRequired(): PropertyDecorator {

@@ -1,4 +1,4 @@
-import { Matches } from 'class-validator';
+import { Matches } from '../../common/class-validator-files.js';
 import { SNAKE_CASE } from './payout-field-patterns.js';
 
 /** Lowercase words joined by single underscores, such as `mobile_money`. */

@@ -1,4 +1,4 @@
-import { IsNotEmpty, IsString } from 'class-validator';
+import { IsNotEmpty, IsString } from '../../common/class-validator-files.js';
 import { IsRequired } from './is-required.decorator.js';
 
 /** The recipient of a non-wallet payout: only the name is checked, other fields pass through. */

@@ -1,4 +1,4 @@
-import { IsISO4217CurrencyCode, IsString, IsUppercase, Matches } from 'class-validator';
+import { IsISO4217CurrencyCode, IsString, IsUppercase, Matches } from '../../common/class-validator-files.js';
 import type { PayoutAmount } from '../create-payout-request.interface.js';
 import { FitsCurrencyFractionDigits } from './fits-currency-fraction-digits.decorator.js';
 import { IsRequired } from './is-required.decorator.js';

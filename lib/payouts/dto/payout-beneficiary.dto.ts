@@ -1,5 +1,5 @@
-import { Type } from 'class-transformer';
-import { IsNotEmpty, IsObject, IsString, ValidateNested } from 'class-validator';
+import { Type } from '../../common/class-transformer-files.js';
+import { IsNotEmpty, IsObject, IsString, ValidateNested } from '../../common/class-validator-files.js';
 import type { WalletPayoutBeneficiary } from '../create-payout-request.interface.js';
 import { IsRequired } from './is-required.decorator.js';
 import { WalletPayoutDetailsDto } from './wallet-payout-details.dto.js';

@@ -1,4 +1,4 @@
-import { Type, type TypeHelpOptions } from 'class-transformer';
+import { Type, type TypeHelpOptions } from '../../common/class-transformer-files.js';
 import {
   IsISO31661Alpha2,
   IsNotEmpty,
@@ -7,7 +7,7 @@ import {
   IsUppercase,
   Matches,
   ValidateNested,
-} from 'class-validator';
+} from '../../common/class-validator-files.js';
 import type { CreatePayoutRequest } from '../create-payout-request.interface.js';
 import { IsRequired } from './is-required.decorator.js';
 import { IsSnakeCase } from './is-snake-case.decorator.js';

@@ -1,4 +1,4 @@
-import { IsString, Matches } from 'class-validator';
+import { IsString, Matches } from '../../common/class-validator-files.js';
 import type { WalletPayoutDetails } from '../create-payout-request.interface.js';
 import { IsRequired } from './is-required.decorator.js';
 import { PHONE_NUMBER } from './payout-field-patterns.js';

@@ -1,5 +1,5 @@
-import { Type } from 'class-transformer';
-import { Equals, IsObject, IsString, ValidateNested } from 'class-validator';
+import { Type } from '../../common/class-transformer-files.js';
+import { Equals, IsObject, IsString, ValidateNested } from '../../common/class-validator-files.js';
 import type { WalletPayoutMethod } from '../create-payout-request.interface.js';
 import { IsRequired } from './is-required.decorator.js';
 import { IsSnakeCase } from './is-snake-case.decorator.js';
