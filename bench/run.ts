@@ -6,6 +6,7 @@ import { measureDedupeMemory } from './phases/dedupe-memory.phase.js';
 import { measureNotificationRoute } from './phases/notification-route.phase.js';
 import { measurePayoutRuns } from './phases/payout-runs.phase.js';
 import { measurePayoutsClient } from './phases/payouts-client.phase.js';
+import { measureQueueAdd } from './phases/queue-add.phase.js';
 import { measureQueueDelay } from './phases/queue-delay.phase.js';
 import { measureRedisMemory } from './phases/redis-memory.phase.js';
 import { measureTelemetry } from './phases/telemetry.phase.js';
@@ -31,6 +32,7 @@ const SETTINGS = {
 };
 const PHASES = [
   'route',
+  'queue-add',
   'queue-delay',
   'payouts',
   'payout-runs',
@@ -89,6 +91,7 @@ if (loadavg()[0]! > availableParallelism()) {
 
 try {
   const route = runs('route') ? await measureNotificationRoute(SETTINGS) : { failures: 0 };
+  if (runs('queue-add')) await measureQueueAdd(SETTINGS);
   if (runs('queue-delay')) await measureQueueDelay(SETTINGS);
   if (runs('payouts')) await measurePayoutsClient(SETTINGS);
   if (runs('payout-runs')) await measurePayoutRuns(SETTINGS);
