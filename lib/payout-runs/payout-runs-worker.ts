@@ -7,7 +7,6 @@ import {
 } from '@nestjs/common';
 import type { DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
 import type { Worker } from 'bullmq';
-import { connectionsStarted } from '../common/bullmq-connections-started.js';
 import { stackOf } from '../common/error-stack.js';
 import { throttledErrorLog } from '../common/throttled-error-log.js';
 import { withDeadline } from '../common/with-deadline.js';
@@ -63,7 +62,6 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
     if (!(payouts instanceof PayoutsService)) {
       // Nest calls no shutdown hook after a failed bootstrap: the queue's connection would keep the process alive.
       const { queue } = this.runs;
-      await connectionsStarted(queue);
       await withDeadline(queue.close(), 1000, () => new Error('timeout')).catch(() => queue.disconnect());
       throw new PayoutsConfigError(
         'account',
@@ -151,7 +149,6 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
     if (!worker) return;
     this.worker = undefined;
     const { shutdownTimeoutMs } = this.config;
-    await connectionsStarted(worker);
     try {
       // Idle, nothing needs waiting for: a forced close, as BullMQ's waiting one sits out a rate-limit pause (a
       // provider's Retry-After) first. A payout fetched meanwhile keeps its lock, and another worker takes it up.

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Logger, type LoggerService, type OnApplicationShutdown } from '@nestjs/common';
 import type { Queue } from 'bullmq';
-import { connectionsStarted } from '../common/bullmq-connections-started.js';
 import { NOOP_INSTRUMENTATION } from '../common/noop-instrumentation.js';
 import { printable } from '../common/printable.js';
 import { throttledErrorLog } from '../common/throttled-error-log.js';
@@ -245,7 +244,6 @@ export class PayoutRunsService implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await connectionsStarted(this.queue);
     await withDeadline(this.queue.close(), QUEUE_CLOSE_TIMEOUT_MS, () => new Error('timeout')).catch(() => undefined);
   }
 

@@ -1,5 +1,4 @@
 import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
-import { connectionsStarted } from '../common/bullmq-connections-started.js';
 import { pingQueue, queueFigures, workerState } from '../common/bullmq-queue-health.js';
 import { type JobsOptions, Queue, Worker } from 'bullmq';
 import { stackOf } from '../common/error-stack.js';
@@ -143,7 +142,6 @@ export class QueueNotificationDispatcher
     if (!worker) return;
     this.worker = undefined;
     const { shutdownTimeoutMs } = this.config;
-    await connectionsStarted(worker);
     const closed = worker.close().then(
       () => true,
       () => true,
@@ -170,7 +168,6 @@ export class QueueNotificationDispatcher
 
   /** After the HTTP server has closed, so the adds of the last requests complete first. */
   async onApplicationShutdown(): Promise<void> {
-    await connectionsStarted(this.queue);
     await withDeadline(this.queue.close(), QUEUE_CLOSE_TIMEOUT_MS, () => new Error('timeout')).catch(() => undefined);
   }
 
