@@ -213,9 +213,12 @@ async function runHandlers(
   const outcomes = await Promise.allSettled(pending.map(async (call) => call.run()));
   const succeeded = pending.filter((_, index) => outcomes[index]!.status === 'fulfilled').map((call) => call.name);
   const failed = pending.filter((_, index) => outcomes[index]!.status === 'rejected');
-  // Kept only for a job that runs again: a handler that succeeded is then not run again.
-  if (failed.length === 0) return record.state;
+  // Kept for a job that runs again, so that a handler that succeeded is not run again: one with a handler that failed,
+  // and the payout that completes its run, whose end is handled once even when BullMQ runs its job again (its worker
+  // lost the lock, a stalled event loop, before the job was marked completed).
+  if (failed.length === 0 && !record.completesRun) return record.state;
   if (succeeded.length > 0) await deps.store.markHandled(record.requestId, [...record.handled, ...succeeded]);
+  if (failed.length === 0) return record.state;
   outcomes.forEach((outcome, index) => {
     if (outcome.status === 'rejected') {
       deps.logger.warn(`${pending[index]!.name} failed on ${subject(data)}: ${stackOf(outcome.reason)}`);
