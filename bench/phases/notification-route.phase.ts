@@ -188,6 +188,18 @@ if (BASELINE_SERVER !== undefined) {
   );
 }
 
+/**
+ * `--only=<key>` (repeatable) keeps only the scenarios named, for an A/B of a few routes in rounds short enough for a
+ * shared machine: `raw`, then `<adapter>-` and `plain`, `floor`, `validation`, `package`, `package-aa`, `duplicate`,
+ * `hand-memory`, `package-node-redis`, `package-ioredis`, `hand-redis`, `package-queue` or `hand-queue`, and with
+ * `--baseline` the package's with `-before` appended (`fastify-package-before`).
+ */
+const ONLY = process.argv.filter((arg) => arg.startsWith('--only=')).map((arg) => arg.slice('--only='.length));
+const chosen = (key: string) => ONLY.length === 0 || ONLY.includes(key);
+
+/** Servers booting at once before the rounds. */
+const SERVERS_STARTING_AT_ONCE = 3;
+
 /** Package route ÷ plain Nest route: the targets of the benchmark. */
 const PLAIN_ROUTE_TARGETS: Record<AdapterName, number> = { express: 0.97, fastify: 0.85 };
 /** Hand-written route's CPU per request ÷ the package's, and package ÷ hand-written throughput, in every mode. */
@@ -212,16 +224,20 @@ export async function measureNotificationRoute(settings: BenchSettings): Promise
   // The Redis store's scenarios need a redis-server of the bench's own; without one they are left out, and said so.
   const redis = findRedisServer() ? await RedisServer.start() : undefined;
   if (!redis) console.log('\nRedis store and queue mode scenarios left out: redis-server is not on the PATH.');
-  const scenarios = SCENARIOS.filter((scenario) => redis || !scenario.redis);
+  const scenarios = SCENARIOS.filter((scenario) => (redis || !scenario.redis) && chosen(scenario.key));
+  const needed = new Set(scenarios.map((scenario) => scenario.server));
   try {
-    await Promise.all(
-      SERVERS.filter((spec) => redis || !spec.redis).map(async (spec) => {
+    // A few at a time: some 30 Nest apps booting at once on two busy CPUs would outlast the ready timeout.
+    const pending = SERVERS.filter((spec) => needed.has(spec.key));
+    const startNext = async (): Promise<void> => {
+      for (let spec = pending.shift(); spec !== undefined; spec = pending.shift()) {
         const args = redis && spec.redis ? [...spec.args, `--redis-url=${redis.url}`] : spec.args;
         const server = await BenchChild.start(spec.key, spec.script, args);
         servers.set(spec.key, server);
         await probe(spec, server.port);
-      }),
-    );
+      }
+    };
+    await Promise.all(Array.from({ length: SERVERS_STARTING_AT_ONCE }, startNext));
     const flush = redis ? new Redis(redis.port, '127.0.0.1') : undefined;
     /** The server's CPU time, read from outside it (`/proc`), or from the server itself where there is no /proc. */
     const cpuMicros = async (server: BenchChild) =>
@@ -307,9 +323,17 @@ function report(settings: BenchSettings, scenarios: readonly Scenario[], rounds:
    * One ratio both ways, each the median of the per-round ratios with the lowest and highest round: by server CPU per
    * request (the baseline's CPU ÷ the scenario's, the throughput ratio of CPU-bound servers; it moves far less with
    * the machine's other load) and by req/s. A target is met by CPU when the median reaches it; by throughput, "yes"
-   * when the median does and "within spread" when only the best round does.
+   * when the median does and "within spread" when only the best round does. Undefined when either was not run
+   * (`--only`).
    */
-  const ratioRow = (adapter: string, label: string, key: string, baseline: string, target?: number): Cell[] => {
+  const ratioRow = (
+    adapter: string,
+    label: string,
+    key: string,
+    baseline: string,
+    target?: number,
+  ): Cell[] | undefined => {
+    if (!present.has(key) || !present.has(baseline)) return undefined;
     const byCpu = spreadOf(
       rounds.map((round) => round.get(baseline)!.cpuMicrosPerRequest / round.get(key)!.cpuMicrosPerRequest),
     );
@@ -328,15 +352,16 @@ function report(settings: BenchSettings, scenarios: readonly Scenario[], rounds:
       throughputMet,
     ];
   };
-  const ratioTable = (title: string, rows: Cell[][]) => {
-    if (rows.length === 0) return;
+  const ratioTable = (title: string, rows: (Cell[] | undefined)[]) => {
+    const run = rows.filter((row) => row !== undefined);
+    if (run.length === 0) return;
     printTable(
       `${title} (median of per-round ratios, lowest–highest round)`,
       ['Adapter', 'Ratio', 'by server CPU/req', 'by req/s', 'Target', 'Met by CPU', 'Met by req/s'],
-      rows,
+      run,
     );
   };
-  const when = (keys: readonly string[], row: () => Cell[]) => (keys.every((key) => present.has(key)) ? [row()] : []);
+  const when = <Row>(keys: readonly string[], row: () => Row) => (keys.every((key) => present.has(key)) ? [row()] : []);
 
   ratioTable(
     'Notification route ratios',
