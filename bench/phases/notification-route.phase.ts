@@ -218,8 +218,10 @@ interface Sample extends LoadResult {
   readonly redisCpuMicrosPerRequest: number;
 }
 
-/** Items 1-4: the notification route against what a user would write, interleaved round by round. */
+/** Items 1 to 4aa: the notification route against what a user would write, interleaved round by round. */
 export async function measureNotificationRoute(settings: BenchSettings): Promise<{ failures: number }> {
+  const unknown = ONLY.find((key) => !SCENARIOS.some((scenario) => scenario.key === key));
+  if (unknown !== undefined) throw new Error(`--only=${unknown}: no route scenario has that key`);
   const servers = new Map<string, BenchChild>();
   // The Redis store's scenarios need a redis-server of the bench's own; without one they are left out, and said so.
   const redis = findRedisServer() ? await RedisServer.start() : undefined;
