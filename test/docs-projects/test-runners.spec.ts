@@ -50,11 +50,11 @@ describe('the test-runner set-ups of docs/testing.md, in new projects', () => {
     pack = packTarball();
   }, 60_000);
   afterAll(() => {
-    for (const project of projects) rmSync(project, { recursive: true, force: true });
+    for (const created of projects) rmSync(created, { recursive: true, force: true });
     pack?.remove();
   });
 
-  function project(packages: string[], files: Record<string, string>): string {
+  function newProject(packages: string[], files: Record<string, string>): string {
     const created = createScratchProject({ tarball: pack.tarball, packages: [...APP_PACKAGES, ...packages], files });
     projects.push(created);
     return created;
@@ -70,7 +70,7 @@ describe('the test-runner set-ups of docs/testing.md, in new projects', () => {
     'Vitest fails on the decorated test files without the configuration, and passes all with it',
     async () => {
       const command = markedBlock(GUIDE, 'vitest-command').code.trim();
-      const vitest = project(['vitest'], { 'package.json': PACKAGE_JSON, ...testFiles("from 'vitest';") });
+      const vitest = newProject(['vitest'], { 'package.json': PACKAGE_JSON, ...testFiles("from 'vitest';") });
 
       const without = await runCommand(vitest, command, RUN_LIMIT_MS);
       expect(without.code).toBe(1);
@@ -87,7 +87,7 @@ describe('the test-runner set-ups of docs/testing.md, in new projects', () => {
   it(
     'Jest runs every test as ES modules with the configuration',
     async () => {
-      const jest = project(['jest', '@jest/globals', '@swc/jest', '@swc/core'], {
+      const jest = newProject(['jest', '@jest/globals', '@swc/jest', '@swc/core'], {
         'package.json': PACKAGE_JSON,
         'jest.config.json': markedBlock(GUIDE, 'jest-config').code,
         ...testFiles("from '@jest/globals';"),

@@ -165,11 +165,11 @@ describe('the main snippet of each guide, booted', () => {
     api = await MockPayoutsApi.start(CREDENTIALS);
     writeFileSync(join(workDir, 'support.ts'), SUPPORT);
     for (const document of guides) {
-      const boot = BOOTS[document];
-      if (!boot) continue;
+      const setup = BOOTS[document];
+      if (!setup) continue;
       mkdirSync(join(workDir, folder(document)));
       writeFileSync(join(workDir, folder(document), 'snippet.ts'), markedBlock(document, 'main').code);
-      writeFileSync(join(workDir, folder(document), 'run.ts'), runner(boot));
+      writeFileSync(join(workDir, folder(document), 'run.ts'), runner(setup));
     }
     writeFileSync(
       join(workDir, 'tsconfig.json'),
