@@ -137,12 +137,15 @@ describe('nestjs-payouts mock-api (a real process)', () => {
 
   it.each([
     [['--port', '99999'], 'Error: --port must be a port from 0 to 65535; got 99999'],
-    [['--latency-ms', 'soon'], 'Error: --latency-ms must be a whole number of milliseconds; got soon'],
+    [
+      ['--latency-ms', 'soon'],
+      'Error: --latency-ms must be a whole number, 0 or more, of milliseconds up to 2147483647 (about 24 days); got soon',
+    ],
     [
       ['--api-key', 'has space-secret-77'],
       'Error: --api-key (or PAYOUTS_API_KEY) must be printable characters without spaces (the value is not shown)',
     ],
-    [['--colour'], "Error: Unknown option '--colour'"],
+    [['--colour'], 'Error: unknown option --colour'],
   ])('exits 2 for %j, naming the option', async (args, message) => {
     const run = await runCli(['mock-api', ...args], 15_000, cliEnv());
 
