@@ -75,6 +75,16 @@ describeWithRedis('nestjs-payouts payout-runs (a real process against a real Red
     expect(run.stdout + run.stderr).not.toContain(PASSWORD);
   });
 
+  it('exits 1 when no payout of the account is of unknown outcome', async () => {
+    const run = await cli(['unknown', '--account', 'eu'], { REDIS_URL: url });
+
+    expect([run.code, run.stdout, run.stderr]).toEqual([
+      1,
+      `0 payouts of unknown outcome in the payout runs of eu at 127.0.0.1:${redis.port}\n`,
+      '',
+    ]);
+  });
+
   it('refuses a Redis URL given without --redis-url, never showing it', async () => {
     const run = await cli(['unknown', url], { REDIS_URL: '' });
 

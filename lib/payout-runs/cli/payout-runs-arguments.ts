@@ -32,8 +32,8 @@ Options:
   --timeout-ms <n>        How long to wait for Redis (default: 5000)
   -h, --help              Show this help
 
-Exit status: 0 on success, 1 when the run or the unknown payout is not found (or not unknown),
-2 for invalid options or when Redis cannot be reached.`;
+Exit status: 0 on success, 1 when nothing is found: no such run, no payout of unknown outcome
+(unknown), or no such unknown payout to resolve; 2 for invalid options or when Redis cannot be reached.`;
 
 export type PayoutRunsInvocation = {
   readonly connection: RedisUrlConnection;

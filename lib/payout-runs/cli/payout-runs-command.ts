@@ -93,7 +93,8 @@ async function perform(
           ].join('  '),
         );
       }
-      return EXIT_OK;
+      // Nothing found, as for a run or a payout that is not there: a script can tell "all settled" by the status.
+      return total === 0 ? EXIT_NOT_FOUND : EXIT_OK;
     }
     case 'resolve': {
       const { requestId, decision, by, note } = invocation;
