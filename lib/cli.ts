@@ -16,7 +16,7 @@ const USAGE = `Usage: nestjs-payouts <command> [options]
 
 Commands:
   simulate    Deliver a payment-method notification to your endpoint like the payouts service does
-  mock-api    Run a mock of the payouts API for your app to call (POST /payouts)
+  mock-api    Run a mock of the payouts API for your app to call (POST /payouts, GET /payouts/<id>)
   queue       List and replay the notifications queue mode could not handle (needs bullmq)
   payout-runs Follow payout runs and resolve the payouts of unknown outcome (needs bullmq)
 

@@ -67,12 +67,13 @@ describe('nestjs-payouts mock-api (a real process)', () => {
     expect(invalid.status).toBe(400);
     expect(echoed.status).toBe(201);
     const lines = server!.lines;
-    expect(lines.slice(0, 3)).toEqual([
+    expect(lines.slice(0, 4)).toEqual([
       `Mock payouts API listening on ${baseUrl} (POST /payouts)`,
+      "GET /payouts/<request_id> answers a payout as a reconcile lookup asks; the payout's own id (po_…) works too.",
       'Accepting the X-API-Key and access token given (not shown).',
       `Point the app at it with PAYOUTS_BASE_URL=${baseUrl}. Press Ctrl+C to stop.`,
     ]);
-    expect(lines.slice(3)).toEqual([
+    expect(lines.slice(4)).toEqual([
       expect.stringMatching(
         new RegExp(`^${TIMESTAMP} POST /payouts request_id=cli-1 -> 201, created payout po_[0-9a-f]{16}$`),
       ),
@@ -171,7 +172,7 @@ describe('nestjs-payouts mock-api (a real process)', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Usage: nestjs-payouts mock-api [options]');
     expect(commands.stdout).toContain(
-      '  mock-api    Run a mock of the payouts API for your app to call (POST /payouts)',
+      '  mock-api    Run a mock of the payouts API for your app to call (POST /payouts, GET /payouts/<id>)',
     );
   });
 });

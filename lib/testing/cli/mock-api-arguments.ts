@@ -6,9 +6,10 @@ import { isHeaderSafeCredential } from '../../payouts/header-safe-credential.js'
 
 export const MOCK_API_USAGE = `Usage: nestjs-payouts mock-api [options]
 
-Runs a mock of the payouts API for an app to call: POST /payouts with both credential headers and
-the body checked, as MockPayoutsApi of nestjs-payouts/testing does. Prints its URL, then one line
-per request, credentials hidden. Stops on Ctrl+C (SIGINT) or SIGTERM.
+Runs a mock of the payouts API for an app to call, as MockPayoutsApi of nestjs-payouts/testing does:
+POST /payouts creates a payout, both credential headers and the body checked; GET /payouts/<id>
+answers a payout by its request_id or its own id (po_…), as a reconcile lookup asks. Prints its
+URL, then one line per request, credentials hidden. Stops on Ctrl+C (SIGINT) or SIGTERM.
 
 Options:
   --port <n>              The port to listen on, 0 for a free one (default: 4010)

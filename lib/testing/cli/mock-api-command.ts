@@ -46,6 +46,9 @@ export async function runMockApiCommand(
   redactor = new CredentialRedactor([mock.apiKey, mock.accessToken!]);
 
   output.out(`Mock payouts API listening on ${mock.baseUrl} (POST /payouts)`);
+  output.out(
+    "GET /payouts/<request_id> answers a payout as a reconcile lookup asks; the payout's own id (po_…) works too.",
+  );
   if (!LOOPBACK.has(parsed.host)) {
     output.out(`Listening on ${escapeControls(parsed.host, 100)}: other machines may reach it.`);
   }
