@@ -73,6 +73,23 @@ describe('nestjs-payouts simulate (against a node:http receiver)', () => {
     expect(receiver.requests[0]?.headers['x-notifications-token']).toBe('h3ader-secret');
   });
 
+  it('hides a query part without "=" and the user name and password of the URL, also where a reply echoes them', async () => {
+    receiver = await startScriptedReceiver([
+      { status: 404, body: 'no route for /hooks?K3y-only-secret (ops, pa55-word)' },
+    ]);
+    const url = `http://ops:pa55-word@${receiver.origin.slice('http://'.length)}/hooks?K3y-only-secret`;
+
+    const run = await runCli(['simulate', '--url', url, '--attempts', '1']);
+
+    expect(run.code).toBe(1);
+    expect(run.stdout.split('\n')[0]).toBe(
+      `Sending PAYMENT_METHOD_ADDED to ${receiver.origin}/hooks?redacted (one attempt)`,
+    );
+    expect(run.stdout).toContain('HTTP 404 no route for /hooks?redacted (ops, redacted) -> not acknowledged');
+    expect(run.stdout + run.stderr).not.toMatch(/K3y-only-secret|pa55-word/);
+    expect(receiver.requests[0]?.url).toBe('/hooks?K3y-only-secret');
+  });
+
   it('re-sends after a rejected reply and exits 0 once acknowledged', async () => {
     receiver = await startScriptedReceiver([{ status: 401, body: '{"message":"Unauthorized","statusCode":401}' }, ACK]);
 

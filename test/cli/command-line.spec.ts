@@ -168,6 +168,20 @@ describe('the command line of every nestjs-payouts command (real processes)', ()
       ]);
     });
 
+    it.each([`redis://:${SECRET}%ZZ@127.0.0.1:1`, 'redis://', 'redis:///0'])(
+      'a password that is not valid percent-encoding, or no host: %j',
+      async (redisUrl) => {
+        const run = await cli(['payout-runs', 'unknown', '--redis-url', redisUrl]);
+
+        expect([run.code, run.stdout, run.stderr]).toEqual([
+          2,
+          '',
+          'Error: --redis-url must be a redis:// or rediss:// URL such as redis://:<password>@localhost:6379 ' +
+            `(the value is not shown)\n${HELP('payout-runs')}`,
+        ]);
+      },
+    );
+
     it('--redis-url, which wins over REDIS_URL', async () => {
       const run = await cli(['queue', 'failed', '--redis-url', `http://ops:${SECRET}@127.0.0.1:1`], {
         REDIS_URL: 'redis://127.0.0.1:1',
