@@ -110,6 +110,25 @@ describe.each(ADAPTERS.flatMap((adapter) => (['query', 'header'] as const).map((
       expectNoSecretLogged();
     });
 
+    it('verifies a value listed twice, first past its notAfter (old), then without one (new), by the valid entry', async () => {
+      const expiredAt = new Date(Date.now() - 1000);
+      await start([
+        { value: CURRENT, label: 'old', notAfter: expiredAt },
+        { value: CURRENT, label: 'new' },
+      ]);
+      expect(logger.messages('warn')).toEqual([
+        `notifications.verification.secret.value old expired at ${expiredAt.toISOString()}: ` +
+          'its value is listed again as new, which verifies it. Remove it from the list.',
+      ]);
+      for (let sent = 0; sent < 2; sent++) expect((await send(CURRENT)).body).toBe('{"ResultCode":0}');
+      expect(handled()).toBe(2);
+      expect(logger.messages('log').filter((line) => line.startsWith('Notifications verified'))).toEqual([
+        `Notifications verified with the secret new (${where}): the first since the app started`,
+      ]);
+      expect(logger.messages('warn')).toHaveLength(1);
+      expectNoSecretLogged();
+    });
+
     it('refuses a wrong or missing secret with 401', async () => {
       await start(rotation(inAnHour()));
       for (const secret of ['wrong-secret-0000000000000000', `${CURRENT}x`, CURRENT.slice(0, -1), undefined]) {

@@ -57,7 +57,8 @@ export const SECRET_USE_LOG_INTERVAL_MS = 60 * 60 * 1000;
  * which one matched. The presented value is encoded once into a buffer kept for the purpose, at most a few bytes past
  * the longest secret, so neither its own length nor the request allocates anything.
  *
- * With several secrets (a rotation), a secret past its `notAfter` is refused, and the label of the one that verified
+ * With several secrets (a rotation), a secret past its `notAfter` is refused unless another entry of the list holds the
+ * same value and is still valid (the first valid entry verifies it), and the label of the one that verified
  * a request is logged (never a value): at LOG, the first time after boot, then at most once an hour with the count
  * since, so that an operator sees when the old secret goes quiet without a line per notification.
  */
@@ -89,17 +90,23 @@ function secretCheck(secret: NotificationSecretConfig, logger: LoggerService, no
     if (typeof provided !== 'string') return wrong;
     const written = presented.write(provided);
     let matched: (typeof secrets)[number] | undefined;
+    let expired: (typeof secrets)[number] | undefined;
+    let time = Number.NaN;
     for (const candidate of secrets) {
       const sameLength = written === candidate.expected.length;
       const equal = timingSafeEqual(sameLength ? candidate.presentedPrefix : candidate.expected, candidate.expected);
-      if (equal && sameLength && matched === undefined) matched = candidate;
+      if (!equal || !sameLength || matched !== undefined) continue;
+      // The same value may be listed twice (with and without a notAfter): any entry still valid verifies it.
+      if (candidate.notAfter !== Number.POSITIVE_INFINITY && Number.isNaN(time)) time = now();
+      if (time > candidate.notAfter) expired ??= candidate;
+      else matched = candidate;
     }
-    if (matched === undefined) return wrong;
+    if (matched === undefined) {
+      if (expired === undefined) return wrong;
+      return `the secret ${printable(expired.label!)} expired at ${new Date(expired.notAfter).toISOString()} (${where})`;
+    }
     if (matched.label === undefined) return undefined;
-    const time = now();
-    if (time > matched.notAfter) {
-      return `the secret ${printable(matched.label)} expired at ${new Date(matched.notAfter).toISOString()} (${where})`;
-    }
+    if (Number.isNaN(time)) time = now();
     matched.unlogged += 1;
     if (time - matched.lastLogged >= SECRET_USE_LOG_INTERVAL_MS) {
       const count =
@@ -120,10 +127,13 @@ function warnAtBoot(secret: NotificationSecretConfig, logger: LoggerService, now
   for (const { value, label, notAfter } of secret.values) {
     const named = label === undefined ? option : `${option} ${printable(label)}`;
     if (notAfter !== undefined && notAfter < now) {
-      logger.warn(
-        `${named} expired at ${new Date(notAfter).toISOString()}: requests presenting it are refused with 401. ` +
-          'Remove it from the list.',
+      const validTwin = secret.values.find(
+        (other) => other.value.reveal() === value.reveal() && (other.notAfter === undefined || other.notAfter >= now),
       );
+      const outcome = validTwin
+        ? `its value is listed again as ${printable(validTwin.label!)}, which verifies it`
+        : 'requests presenting it are refused with 401';
+      logger.warn(`${named} expired at ${new Date(notAfter).toISOString()}: ${outcome}. Remove it from the list.`);
     }
     if (Buffer.byteLength(value.reveal()) < MIN_SECRET_BYTES) {
       logger.warn(
