@@ -4,6 +4,7 @@ import {
   type NotificationVerificationConfig,
 } from '../../lib/notifications/notifications-config.js';
 import { createNotificationVerifier } from '../../lib/notifications/http/notification-verifier.js';
+import { PackageLogger } from '../../lib/common/package-logger.js';
 import { RecordingLogger } from '../recording-logger.js';
 
 function verificationOf(value: unknown): NotificationVerificationConfig {
@@ -22,7 +23,7 @@ describe('the secret check of a rotation', () => {
         { value: 'new-secret-0123456789abcdef', label: 'new' },
         { value: 'old-secret-0123456789abcdef', label: 'old', notAfter: '2026-11-24T10:00:00Z' },
       ]),
-      logger,
+      new PackageLogger(logger),
       () => now,
     );
     const lines = () => logger.messages('log');
@@ -58,7 +59,7 @@ describe('the secret check of a rotation', () => {
           { value: 'shared-secret-0123456789abcdef', ...first },
           { value: 'shared-secret-0123456789abcdef', ...second },
         ]),
-        new RecordingLogger(),
+        new PackageLogger(new RecordingLogger()),
         () => now,
       );
     const expired = { label: 'old', notAfter: '2026-11-24T07:00:00Z' };
@@ -81,7 +82,10 @@ describe('the secret check of a rotation', () => {
 
   it('logs nothing per request for a single secret', () => {
     const logger = new RecordingLogger();
-    const verify = createNotificationVerifier(verificationOf('single-secret-0123456789abcdef'), logger);
+    const verify = createNotificationVerifier(
+      verificationOf('single-secret-0123456789abcdef'),
+      new PackageLogger(logger),
+    );
     expect(verify(request('single-secret-0123456789abcdef'))).toBeUndefined();
     expect(logger.lines).toEqual([]);
   });

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { PayoutsRegistrations } from '../../interfaces/payouts-registrations.interface.js';
 import type { NotificationContext } from '../../interfaces/notification-context.interface.js';
@@ -49,6 +49,7 @@ import {
 } from './notification-reply.js';
 import { createNotificationVerifier, type NotificationVerifier } from './notification-verifier.js';
 import { isNotificationsRoute } from './notifications-route-metadata.js';
+import { PackageLogger } from '../../common/package-logger.js';
 
 /** The reply for each dispatch outcome: only a failure asks the service to send the notification again. */
 const DISPATCH_REPLIES: Readonly<Record<NotificationDispatchOutcome, NotificationReply>> = {
@@ -77,7 +78,7 @@ type PendingReply = NotificationReply | NotificationDispatchOutcome;
  */
 @Injectable()
 export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
-  private readonly logger = new Logger('PayoutsNotifications');
+  private readonly logger = new PackageLogger('PayoutsNotifications');
   private refusals: NotificationRefusalLog | undefined;
   /** On Fastify, what the route learned of each body's bytes as they arrived (see `watchBody`). */
   private readonly watched = new WeakMap<object, WatchedBody>();

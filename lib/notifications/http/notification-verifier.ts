@@ -1,10 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import { isIP, type BlockList } from 'node:net';
-import type { LoggerService } from '@nestjs/common';
-import { stackOf } from '../../common/error-stack.js';
 import { printable } from '../../common/printable.js';
 import type { NotificationSecretConfig, NotificationVerificationConfig } from '../notifications-config.js';
 import type { NotificationRequestInfo } from '../../interfaces/notifications-options.interface.js';
+import type { PackageLogger } from '../../common/package-logger.js';
 
 /**
  * `undefined` when the request proves it comes from the payouts service, otherwise why not, for the log: never the
@@ -19,7 +18,7 @@ type Check = (request: NotificationRequestInfo) => string | undefined;
 /** Combines the configured checks, cheapest first; all must pass. */
 export function createNotificationVerifier(
   config: NotificationVerificationConfig,
-  logger: LoggerService,
+  logger: PackageLogger,
   now: () => number = Date.now,
 ): NotificationVerifier {
   const checks: Check[] = [];
@@ -62,7 +61,7 @@ export const SECRET_USE_LOG_INTERVAL_MS = 60 * 60 * 1000;
  * a request is logged (never a value): at LOG, the first time after boot, then at most once an hour with the count
  * since, so that an operator sees when the old secret goes quiet without a line per notification.
  */
-function secretCheck(secret: NotificationSecretConfig, logger: LoggerService, now: () => number): Check {
+function secretCheck(secret: NotificationSecretConfig, logger: PackageLogger, now: () => number): Check {
   warnAtBoot(secret, logger, now());
   const expected = secret.values.map(({ value }) => Buffer.from(value.reveal()));
   // Four bytes more than the longest secret (the longest UTF-8 character): a longer value fills it past every length.
@@ -122,7 +121,7 @@ function secretCheck(secret: NotificationSecretConfig, logger: LoggerService, no
 }
 
 /** Warns about secrets that are expired already, or short enough to guess; names them by label, never by value. */
-function warnAtBoot(secret: NotificationSecretConfig, logger: LoggerService, now: number): void {
+function warnAtBoot(secret: NotificationSecretConfig, logger: PackageLogger, now: number): void {
   const option = 'notifications.verification.secret.value';
   for (const { value, label, notAfter } of secret.values) {
     const named = label === undefined ? option : `${option} ${printable(label)}`;
@@ -151,10 +150,10 @@ const VERIFY_FAILED = 'verify threw or rejected (logged above)';
 function runVerify(
   verify: NonNullable<NotificationVerificationConfig['verify']>,
   request: NotificationRequestInfo,
-  logger: LoggerService,
+  logger: PackageLogger,
 ): string | undefined | Promise<string | undefined> {
   const fail = (error: unknown) => {
-    logger.error('The notifications verify function failed; the request is refused', stackOf(error));
+    logger.error('The notifications verify function failed; the request is refused', error);
     return VERIFY_FAILED;
   };
   const verdictOf = (verified: unknown) => (verified === true ? undefined : VERIFY_DENIED);
