@@ -130,6 +130,21 @@ describe('log call sites, given hostile values', () => {
       /^CardEvents\.added failed on notification PAYMENT_METHOD_ADDED:id-1%0D%0A\S+; not acknowledged, so the service sends it again Error: id-1\\r\\n.*\\u202eX\n\s+at /,
     ],
     [
+      'the inline dispatcher, for a dedupe store that failed to claim (its message)',
+      async (hostile) => {
+        const failing = {
+          claim: () => Promise.reject(new Error(hostile)),
+          complete: () => Promise.resolve(),
+          release: () => Promise.resolve(),
+        };
+        const { logger, url } = await notificationsApp({ dedupe: { store: failing } });
+        expect((await post(url, cardAdded())).status).toBe(500);
+        return logger;
+      },
+      'error',
+      /^The dedupe store failed to claim notification \S+; not acknowledged Error: id-1\\r\\n.*\\u202eX\n\s+at /,
+    ],
+    [
       'the verifier, for a verify function that threw (its message)',
       async (hostile) => {
         const { logger, url } = await notificationsApp({
