@@ -1,3 +1,5 @@
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import { Cluster } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { PayoutsConfigError } from 'nestjs-payouts';
@@ -6,6 +8,19 @@ import { resolvePayoutRunsOptions } from '../../lib/payout-runs/payout-runs-opti
 
 const connection = { host: '127.0.0.1', port: 6379, password: 'redis-password-5e7a' };
 const rateLimit = { max: 50, durationMs: 1000 };
+
+/** Boots an app that imports `module`, and resolves with the error its bootstrap failed with. */
+async function bootstrapError(module: ReturnType<typeof PayoutRunsModule.forRoot>): Promise<unknown> {
+  @Module({ imports: [module] })
+  class AppModule {}
+  try {
+    const app = await NestFactory.createApplicationContext(AppModule, { logger: false, abortOnError: false });
+    await app.close();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
 
 describe('PayoutRunsModule options', () => {
   it('splits the rate limit into small windows, each allowing its share, never more than the limit in all', () => {
@@ -38,7 +53,7 @@ describe('PayoutRunsModule options', () => {
       lazyConnect: true,
     }) as unknown as PayoutRunsOptions['connection'];
 
-    expect(() => PayoutRunsModule.forRoot({ connection: cluster, rateLimit })).toThrow(
+    expect(() => resolvePayoutRunsOptions({ connection: cluster, rateLimit })).toThrow(
       'PayoutRunsModule option "prefix" is invalid: expected a prefix with a hash tag, such as "{payouts}", with a ' +
         'Redis Cluster connection: the keys of a queue must share a slot.',
     );
@@ -64,15 +79,25 @@ describe('PayoutRunsModule options', () => {
       'providerDedupesRequestIds',
       'a known option name (did you mean "providerDedupesRequestId"?)',
     ],
-  ])('refuses %j, naming the option and never its value', (options, option, expected) => {
-    let thrown: unknown;
-    try {
-      PayoutRunsModule.forRoot(options as unknown as PayoutRunsOptions);
-    } catch (error) {
-      thrown = error;
-    }
+  ])('refuses %j at bootstrap, naming the option and never its value', async (options, option, expected) => {
+    // As PayoutsModule: importing the module never throws, the app's bootstrap fails.
+    const module = PayoutRunsModule.forRoot(options as unknown as PayoutRunsOptions);
+    const thrown = await bootstrapError(module);
     expect(thrown).toBeInstanceOf(PayoutsConfigError);
     expect((thrown as Error).message).toBe(`PayoutRunsModule option "${option}" is invalid: expected ${expected}.`);
     expect((thrown as Error).message).not.toContain('redis-password-5e7a');
+  });
+
+  it('checks forRootAsync at bootstrap too: its account, and a useFactory that is no function', async () => {
+    const badAccount = PayoutRunsModule.forRootAsync({ account: 'e u', useFactory: () => ({ connection, rateLimit }) });
+    expect(((await bootstrapError(badAccount)) as Error).message).toBe(
+      'PayoutRunsModule option "account" is invalid: expected the name of a PayoutsModule registration.',
+    );
+    const noFactory = PayoutRunsModule.forRootAsync({ useFactory: 'options' as never });
+    const thrown = await bootstrapError(noFactory);
+    expect(thrown).toBeInstanceOf(PayoutsConfigError);
+    expect((thrown as Error).message).toBe(
+      'PayoutRunsModule option "useFactory" is invalid: expected a function returning the options.',
+    );
   });
 });

@@ -11,7 +11,7 @@ import {
   payoutJobId,
   type PayoutRunResult,
   PayoutRunsModule,
-  type PayoutRunsService,
+  PayoutRunsService,
   payoutRunsQueueName,
 } from 'nestjs-payouts/payout-runs';
 import { refusingBaseUrl } from '../payouts/payouts-api-stub.js';
@@ -444,6 +444,12 @@ describeWithRedis('payout runs of several accounts', () => {
     try {
       const main = app.get<PayoutRunsService>(getPayoutRunsToken());
       const eu = app.get<PayoutRunsService>(getPayoutRunsToken('eu'));
+      // The unnamed account's runs by their class, as PayoutsService; a named account's by its token only.
+      expect(app.get(PayoutRunsService)).toBe(main);
+      expect(main.account).toBe('default');
+      expect(eu).toBeInstanceOf(PayoutRunsService);
+      expect(eu.account).toBe('eu');
+      expect(eu).not.toBe(main);
       // The same request_id in two accounts: two payouts, one per account.
       await main.enqueue([payout('acc-1')], { runId: 'main-run' });
       await eu.enqueue([payout('acc-1'), payout('acc-2')], { runId: 'eu-run' });
