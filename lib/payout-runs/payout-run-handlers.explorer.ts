@@ -12,6 +12,19 @@ export interface PayoutRunHandler {
   invoke(payload: unknown): unknown;
 }
 
+/** What each kind of handler receives, as the start-up lines name it. */
+const RECEIVED: Record<PayoutRunEvent, string> = {
+  sent: 'Sent payouts go',
+  refused: 'Refused payouts go',
+  unknown: 'Payouts of unknown outcome go',
+  'run-completed': 'Completed runs go',
+};
+
+/** The start-up line that says which methods receive `event`: "Account 'eu': Completed runs go to Ledger.closed". */
+export function handlersLine(account: string, event: PayoutRunEvent, handlers: readonly PayoutRunHandler[]): string {
+  return `Account '${account}': ${RECEIVED[event]} to ${handlers.map((handler) => handler.name).join(', ')}`;
+}
+
 type InstanceWrapper = ReturnType<DiscoveryService['getProviders']>[number];
 
 /**

@@ -21,7 +21,7 @@ import { bullmq } from './bullmq-runtime.js';
 import { INTERRUPTED } from './payout-attempt-verdict.js';
 import { type PayoutJobData, readPayoutJobData } from './payout-job.js';
 import { createPayoutRunProcessor, type PayoutJobResult, subject } from './payout-run-processor.js';
-import { explorePayoutRunHandlers } from './payout-run-handlers.explorer.js';
+import { explorePayoutRunHandlers, handlersLine } from './payout-run-handlers.explorer.js';
 import { RUNS_OWNER, type PayoutRunsConfig } from './payout-runs-options.js';
 import type { PayoutRunsService } from './payout-runs.service.js';
 
@@ -81,9 +81,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
     if (!this.config.worker) return;
     const { connection, prefix, concurrency, limiter, lockDurationMs } = this.config;
     const handlers = explorePayoutRunHandlers(this.discovery, this.scanner, this.runs.account);
-    for (const [event, list] of handlers) {
-      this.logger.log(`Account '${this.runs.account}': ${event} payouts go to ${list.map((h) => h.name).join(', ')}`);
-    }
+    for (const [event, list] of handlers) this.logger.log(handlersLine(this.runs.account, event, list));
     const { queue, store } = this.runs;
     const processor = createPayoutRunProcessor({
       account: this.runs.account,

@@ -157,6 +157,12 @@ describeWithRedis('payout runs in one app', () => {
       return { kind: 'created' };
     };
     const started = await start(plan);
+    expect(started.logger.messages('log').filter((line) => line.includes(' go to '))).toEqual([
+      "Account 'default': Sent payouts go to RecordedResults.onSent",
+      "Account 'default': Refused payouts go to RecordedResults.onRefused",
+      "Account 'default': Payouts of unknown outcome go to RecordedResults.onUnknown",
+      "Account 'default': Completed runs go to RecordedResults.onCompleted",
+    ]);
     const ids = ['o-created', 'o-refused', 'o-reset', 'o-500', 'o-429', 'o-503'];
 
     await started.runs.enqueue(

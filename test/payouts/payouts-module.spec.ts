@@ -131,6 +131,27 @@ describe('PayoutsModule registration', () => {
   });
 });
 
+describe('notifications: false', () => {
+  const testbed = usePayoutsTestbed();
+
+  it.each([
+    ['forRoot', (baseUrl: string) => PayoutsModule.forRoot(payoutsOptions(baseUrl))],
+    [
+      'forRootAsync',
+      (baseUrl: string) => PayoutsModule.forRootAsync({ useFactory: async () => payoutsOptions(baseUrl) }),
+    ],
+  ])('with %s, maps no notifications controller, and Nest logs none', async (_register, register) => {
+    const logger = new RecordingLogger();
+    testbed.started = await startPayoutsApp(register(testbed.stub.baseUrl), logger);
+
+    const mapped = logger.messages('log').filter((line) => /\{\/|Mapped/.test(line));
+    expect(mapped).toEqual(['MerchantPayoutsController {/merchant}:', 'Mapped {/merchant/payouts, POST} route']);
+    expect(logger.lines.join('\n')).not.toContain('PayoutsNotificationsController');
+    const response = await fetch(`${testbed.started.url}/`, { method: 'POST' });
+    expect(response.status).toBe(404);
+  });
+});
+
 describe('a baseUrl ending in /payouts', () => {
   const testbed = usePayoutsTestbed();
   const warning = (path: string) =>
