@@ -1,5 +1,6 @@
 import type { ConnectionOptions } from 'bullmq';
 import { optionKeys, rejectUnknownKeys } from '../common/known-option-keys.js';
+import { REDIS_CONNECTION_EXPECTED, redisConnectionOption } from '../common/redis-connection-option.js';
 import { PayoutsConfigError } from '../index.js';
 import {
   type PayoutReconcileConfig,
@@ -25,10 +26,11 @@ export interface PayoutRunsOptions {
   /** The `PayoutsModule` registration whose payouts these runs send: its `name`. Default: the unnamed one. */
   account?: string;
   /**
-   * How BullMQ reaches Redis: connection options such as `{ host, port, password, tls }` (on bullmq 6 the `ioredis`
-   * package must be installed), or a client of your own, such as an ioredis `Cluster`.
+   * How BullMQ reaches Redis: a `redis://[user:password@]host:port[/db]` URL (`rediss://` for TLS), connection options
+   * such as `{ host, port, password, tls }` (on bullmq 6 the `ioredis` package must be installed for either), or a
+   * client of your own, such as an ioredis `Cluster`.
    */
-  connection: ConnectionOptions;
+  connection: ConnectionOptions | string;
   /**
    * BullMQ's key prefix: the keys are `<prefix>:payout-runs[-<account>]:…`. Default `'bull'`. On a Redis Cluster it
    * must hold a hash tag, such as `'{payouts}'`, so that a queue's keys share a slot.
@@ -122,17 +124,12 @@ export function resolvePayoutRunsOptions(options: PayoutRunsOptions): PayoutRuns
     throw new PayoutsConfigError('options', 'an object with connection and rateLimit', RUNS_OWNER);
   }
   rejectUnknownKeys(options, OPTION_KEYS, '', RUNS_OWNER);
-  const { account, connection, prefix = 'bull', worker = true, providerDedupesRequestId = false } = options;
+  const { account, prefix = 'bull', worker = true, providerDedupesRequestId = false } = options;
   if (account !== undefined && (typeof account !== 'string' || !/^[A-Za-z0-9][\w.-]{0,62}$/.test(account))) {
     throw new PayoutsConfigError('account', 'the name of a PayoutsModule registration', RUNS_OWNER);
   }
-  if (connection === null || typeof connection !== 'object') {
-    throw new PayoutsConfigError(
-      'connection',
-      'Redis connection options such as { host, port }, or a client',
-      RUNS_OWNER,
-    );
-  }
+  const connection = redisConnectionOption<ConnectionOptions>(options.connection);
+  if (connection === undefined) throw new PayoutsConfigError('connection', REDIS_CONNECTION_EXPECTED, RUNS_OWNER);
   if (typeof prefix !== 'string' || prefix === '' || prefix.includes(':')) {
     throw new PayoutsConfigError('prefix', 'a non-empty string without ":", such as "bull"', RUNS_OWNER);
   }

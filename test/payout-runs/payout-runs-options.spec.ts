@@ -47,6 +47,17 @@ describe('PayoutRunsModule options', () => {
     });
   });
 
+  it('reads a redis:// or rediss:// URL into connection options, as ioredis does', () => {
+    expect(resolvePayoutRunsOptions({ connection: 'redis://127.0.0.1:6390', rateLimit }).connection).toEqual({
+      host: '127.0.0.1',
+      port: 6390,
+    });
+    expect(
+      resolvePayoutRunsOptions({ connection: 'rediss://app:redis-password-5e7a@redis.internal/2', rateLimit })
+        .connection,
+    ).toEqual({ host: 'redis.internal', port: 6379, username: 'app', password: 'redis-password-5e7a', db: 2, tls: {} });
+  });
+
   it('requires a hash-tagged prefix with a Redis Cluster connection', () => {
     // bullmq 5 (the Nest 11 leg) types connections with its own copy of ioredis; the app's client works all the same.
     const cluster = new Cluster([{ host: '127.0.0.1', port: 1 }], {
@@ -61,7 +72,21 @@ describe('PayoutRunsModule options', () => {
   });
 
   it.each([
-    [{ rateLimit }, 'connection', 'Redis connection options such as { host, port }, or a client'],
+    [
+      { rateLimit },
+      'connection',
+      'a redis:// or rediss:// URL, Redis connection options such as { host, port }, or a client',
+    ],
+    [
+      { rateLimit, connection: 'localhost:6379' },
+      'connection',
+      'a redis:// or rediss:// URL, Redis connection options such as { host, port }, or a client',
+    ],
+    [
+      { rateLimit, connection: 'redis://u:redis-password-5e7a@127.0.0.1:6379/db' },
+      'connection',
+      'a redis:// or rediss:// URL, Redis connection options such as { host, port }, or a client',
+    ],
     [{ connection }, 'rateLimit', '{ max, durationMs } as the provider allows, or false'],
     [{ connection, rateLimit: { max: 0, durationMs: 1000 } }, 'rateLimit.max', 'a whole number from 1 to 1000000'],
     [

@@ -116,6 +116,16 @@ describeWithRedis('payout runs in one app', () => {
     });
   });
 
+  it('connects with a redis:// URL given as connection, as ioredis takes one', async () => {
+    const started = await start(() => ({ kind: 'created' }), true, { connection: `redis://127.0.0.1:${redis.port}/0` });
+
+    await started.runs.enqueue([payout('url-1')], { runId: 'by-url' });
+    const progress = await untilDone(started, 'by-url');
+
+    expect(progress.counts).toMatchObject({ sent: 1, total: 1 });
+    expect(started.results.sent.map((result) => result.requestId)).toEqual(['url-1']);
+  });
+
   it('keeps no credential in Redis, in what handlers receive or in the log, even when the provider echoes them', async () => {
     const echo = { error: 'invalid', echoed: `${API_KEY} Bearer ${ACCESS_TOKEN}` };
     const started = await start(() => ({ kind: 'refused', status: 400, body: echo }));
