@@ -125,7 +125,7 @@ export type {
 
 // Errors
 export { PayoutsError } from './errors/payouts.error.js';
-export { PayoutsConfigError } from './errors/payouts-config.error.js';
+export { PayoutsConfigError, type PayoutsConfigProblem } from './errors/payouts-config.error.js';
 export { PayoutValidationError, type PayoutFieldError } from './errors/payout-validation.error.js';
 export { PayoutsApiError, type PayoutsApiErrorDetails } from './errors/payouts-api.error.js';
 export { PayoutsNetworkError } from './errors/payouts-network.error.js';
