@@ -34,7 +34,12 @@ export interface PayoutRunResult {
   readonly requestId: string;
   readonly request: CreatePayoutRequest;
   readonly outcome: PayoutRunOutcome;
-  /** Requests sent for this payout so far (0 when none was: a refusal before sending). */
+  /**
+   * Requests sent for this payout, every one counted: those answered `429` or `503` too (0 when none was: a refusal
+   * before sending). Not the job's attempts of `payoutRunJob` events, which a `429` or `503` pause does not use up.
+   */
+  readonly requestsSent: number;
+  /** @deprecated The same number as `requestsSent`, whose name says what it counts; kept for existing handlers. */
   readonly attempt: number;
   /** The 2xx reply of a sent payout (absent when a person resolved it as sent). */
   readonly reply?: { readonly status: number; readonly body: Record<string, unknown> };

@@ -3,7 +3,13 @@ import { NestFactory } from '@nestjs/core';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { PayoutRequestConflictError, PayoutsModule, PayoutValidationError } from 'nestjs-payouts';
+import {
+  PayoutRequestConflictError,
+  PayoutsModule,
+  type PayoutsPayoutRunJobEvent,
+  PayoutsService,
+  PayoutValidationError,
+} from 'nestjs-payouts';
 import {
   getPayoutRunsQueueToken,
   getPayoutRunsToken,
@@ -234,6 +240,34 @@ describeWithRedis('payout runs in one app', () => {
     expect(provider!.requests).toEqual([]);
     expect(started.logger.messages('warn').filter((line) => line.includes('shutdownTimeoutMs'))).toEqual([]);
   }, 40_000);
+
+  it('counts every request sent in requestsSent, 429s included, and the job attempts apart in payoutRunJob', async () => {
+    const plan: ProviderPlan = (_requestId, seenBefore) =>
+      seenBefore < 4 ? { kind: 'throttled', status: 429, retryAfterSeconds: 0 } : { kind: 'created' };
+    const started = await start(plan, true, { attempts: 2 });
+    const jobs: PayoutsPayoutRunJobEvent[] = [];
+    started.app.get(PayoutsService).on('payoutRunJob', (event) => jobs.push(event));
+
+    await started.runs.enqueue([payout('t-1')], { runId: 'throttled' });
+    await untilDone(started, 'throttled');
+
+    expect(provider!.requests.map((request) => request.reply)).toEqual([
+      'throttled',
+      'throttled',
+      'throttled',
+      'throttled',
+      'created',
+    ]);
+    expect(started.results.sent).toMatchObject([{ requestId: 't-1', requestsSent: 5, attempt: 5 }]);
+    // Four pauses used up none of the job's two attempts: each ran as its first.
+    expect(jobs.map((job) => [job.attempt, job.outcome])).toEqual([
+      [1, 'retrying'],
+      [1, 'retrying'],
+      [1, 'retrying'],
+      [1, 'retrying'],
+      [1, 'sent'],
+    ]);
+  });
 
   it('retries a payout that surely was not sent, and refuses it after the last attempt', async () => {
     const started = await start(await refusingBaseUrl());
