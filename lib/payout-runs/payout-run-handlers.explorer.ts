@@ -18,6 +18,7 @@ const RECEIVED: Record<PayoutRunEvent, string> = {
   refused: 'Refused payouts go',
   unknown: 'Payouts of unknown outcome go',
   'run-completed': 'Completed runs go',
+  progress: 'Run progress goes',
 };
 
 /** The start-up line that says which methods receive `event`: "Account 'eu': Completed runs go to Ledger.closed". */

@@ -66,3 +66,12 @@ export interface PayoutRunSummary {
   readonly runId: string;
   readonly counts: PayoutRunCounts;
 }
+
+/**
+ * What `@OnPayoutRunProgress()` handlers receive: a run's counts as the workers left them, at most once per
+ * `progressIntervalMs`, and a last time when the run completes.
+ */
+export interface PayoutRunProgressReport extends PayoutRunSummary {
+  /** When the run first had nothing queued, sending or retrying: set in its last report only. */
+  readonly completedAt: Date | undefined;
+}

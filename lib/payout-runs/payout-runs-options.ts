@@ -73,6 +73,11 @@ export interface PayoutRunsOptions {
    * `resolveUnknown()` or the CLI).
    */
   reconcile?: PayoutReconcileOptions;
+  /**
+   * How often, at most, `@OnPayoutRunProgress()` handlers hear of each run that this instance's worker sends payouts
+   * of. Default `1000`.
+   */
+  progressIntervalMs?: number;
 }
 
 /** The options after validation, with every default filled in. */
@@ -92,6 +97,7 @@ export interface PayoutRunsConfig {
   readonly shutdownTimeoutMs: number;
   readonly providerDedupesRequestId: boolean;
   readonly reconcile: PayoutReconcileConfig | undefined;
+  readonly progressIntervalMs: number;
 }
 
 /** Whose options these are, in the message of a `PayoutsConfigError`. */
@@ -115,6 +121,7 @@ const OPTION_KEYS = optionKeys<PayoutRunsOptions>()(
   'shutdownTimeoutMs',
   'providerDedupesRequestId',
   'reconcile',
+  'progressIntervalMs',
 );
 const RATE_LIMIT_KEYS = optionKeys<PayoutRunsRateLimit>()('max', 'durationMs', 'slices');
 
@@ -158,6 +165,7 @@ export function resolvePayoutRunsOptions(options: PayoutRunsOptions): PayoutRuns
     shutdownTimeoutMs: whole('shutdownTimeoutMs', options.shutdownTimeoutMs, 30_000, 0, 10 * MINUTE_MS),
     providerDedupesRequestId,
     reconcile: resolveReconcileOptions(options.reconcile),
+    progressIntervalMs: whole('progressIntervalMs', options.progressIntervalMs, 1000, 100, 10 * MINUTE_MS),
   };
 }
 

@@ -21,7 +21,8 @@ import { bullmq } from './bullmq-runtime.js';
 import { INTERRUPTED } from './payout-attempt-verdict.js';
 import { type PayoutJobData, readPayoutJobData } from './payout-job.js';
 import { createPayoutRunProcessor, type PayoutJobResult, subject } from './payout-run-processor.js';
-import { explorePayoutRunHandlers, handlersLine } from './payout-run-handlers.explorer.js';
+import { PayoutRunProgressReporter } from './payout-run-progress-reporter.js';
+import { explorePayoutRunHandlers, handlersLine, type PayoutRunHandler } from './payout-run-handlers.explorer.js';
 import { RUNS_OWNER, type PayoutRunsConfig } from './payout-runs-options.js';
 import type { PayoutRunsService } from './payout-runs.service.js';
 
@@ -36,6 +37,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
   private worker: Worker | undefined;
   /** Payouts this instance's worker is processing now. */
   private processing = 0;
+  private progress: PayoutRunProgressReporter | undefined;
 
   constructor(
     private readonly config: PayoutRunsConfig,
@@ -112,6 +114,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
       maxStalledCount: 10,
     });
     worker.on('error', throttledErrorLog(this.logger, `Worker of queue ${queue.name}`));
+    this.reportProgress(worker, handlers.get('progress') ?? []);
     worker.on('failed', (job, error) => {
       if (!job) return;
       const data = readPayoutJobData(job.data);
@@ -125,6 +128,27 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
       }
     });
     this.worker = worker;
+  }
+
+  /** With `@OnPayoutRunProgress()` handlers, follows each run whose payouts this worker takes up or ends. */
+  private reportProgress(worker: Worker, handlers: readonly PayoutRunHandler[]): void {
+    if (handlers.length === 0) return;
+    const { runs } = this;
+    const reporter = new PayoutRunProgressReporter(
+      runs.account,
+      (runId) => runs.progress(runId),
+      handlers,
+      this.config.progressIntervalMs,
+      this.logger,
+    );
+    const moved = (job: { data: unknown } | undefined) => {
+      const runId = job && readPayoutJobData(job.data)?.runId;
+      if (runId !== undefined) reporter.moved(runId);
+    };
+    worker.on('active', moved);
+    worker.on('completed', moved);
+    worker.on('failed', moved);
+    this.progress = reporter;
   }
 
   /**
@@ -143,6 +167,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
   }
 
   async onModuleDestroy(): Promise<void> {
+    this.progress?.close();
     const worker = this.worker;
     if (!worker) return;
     this.worker = undefined;

@@ -67,7 +67,7 @@ export class CredentialRedactor {
     for (const form of this.#forms) {
       const found = occurrences(redacted, form, !everywhere && wholeWordsOnly(form));
       // From the end, so that the indexes found stay right as the text changes.
-      for (const index of found.reverse()) {
+      for (const index of found.toReversed()) {
         redacted = `${redacted.slice(0, index)}${REDACTED}${redacted.slice(index + form.length)}`;
       }
     }
