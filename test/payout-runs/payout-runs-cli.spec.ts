@@ -30,7 +30,7 @@ interface Running {
   readonly exited: Promise<number | null>;
 }
 
-function started(command: string, args: string[], env: NodeJS.ProcessEnv): Running {
+function spawned(command: string, args: string[], env: NodeJS.ProcessEnv): Running {
   const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -103,7 +103,7 @@ describeWithRedis('nestjs-payouts payout-runs (a real process against a real Red
   };
 
   const watching = (args: string[]) => {
-    const watch = started(process.execPath, [CLI_PATH, 'payout-runs', 'progress', '--watch', ...args], {
+    const watch = spawned(process.execPath, [CLI_PATH, 'payout-runs', 'progress', '--watch', ...args], {
       REDIS_URL: url,
     });
     running.push(watch);
@@ -192,7 +192,7 @@ describeWithRedis('nestjs-payouts payout-runs (a real process against a real Red
       // A terminal wide enough for the whole line (script's own is 80 columns).
       const onTerminal = `stty cols 120; ${command}`;
       // `script` runs the command on a terminal of its own (-e: with the command's exit status), its screen on stdout.
-      const watch = started(SCRIPT!, ['-qec', onTerminal, '/dev/null'], { REDIS_URL: url });
+      const watch = spawned(SCRIPT!, ['-qec', onTerminal, '/dev/null'], { REDIS_URL: url });
       running.push(watch);
       await eventually(async () => (watch.stdout().includes(REDRAW) ? true : undefined), 15_000, 'a redraw');
 

@@ -250,6 +250,8 @@ describeWithRedis('payout runs in one app', () => {
 
     await started.runs.enqueue([payout('t-1')], { runId: 'throttled' });
     await untilDone(started, 'throttled');
+    // The job's event comes once its attempt has ended, after the result handlers.
+    await eventually(async () => (jobs.at(-1)?.outcome === 'sent' ? true : undefined), 15_000, 'the last job event');
 
     expect(provider!.requests.map((request) => request.reply)).toEqual([
       'throttled',
