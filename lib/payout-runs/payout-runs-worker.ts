@@ -88,7 +88,6 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
     const processor = createPayoutRunProcessor({
       account: this.runs.account,
       config: this.config,
-      queue,
       store,
       payouts: this.payouts!,
       handlers,
