@@ -92,7 +92,7 @@ describeWithRedis('@OnPayoutRunProgress() on a real run against the mock payouts
       'the last report',
     );
 
-    expect(logger.messages('log')).toContain("Account 'default': Run progress goes to ProgressScreen.shown");
+    expect(logger.messages('log')).toContain("Account 'default': run progress goes to ProgressScreen.shown");
     const { reports } = screen;
     const last = reports.at(-1)!;
     expect(last).toMatchObject({

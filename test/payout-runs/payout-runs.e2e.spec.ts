@@ -174,10 +174,10 @@ describeWithRedis('payout runs in one app', () => {
     };
     const started = await start(plan);
     expect(started.logger.messages('log').filter((line) => line.includes(' go to '))).toEqual([
-      "Account 'default': Sent payouts go to RecordedResults.onSent",
-      "Account 'default': Refused payouts go to RecordedResults.onRefused",
-      "Account 'default': Payouts of unknown outcome go to RecordedResults.onUnknown",
-      "Account 'default': Completed runs go to RecordedResults.onCompleted",
+      "Account 'default': sent payouts go to RecordedResults.onSent",
+      "Account 'default': refused payouts go to RecordedResults.onRefused",
+      "Account 'default': payouts of unknown outcome go to RecordedResults.onUnknown",
+      "Account 'default': completed runs go to RecordedResults.onCompleted",
     ]);
     const ids = ['o-created', 'o-refused', 'o-reset', 'o-500', 'o-429', 'o-503'];
 
