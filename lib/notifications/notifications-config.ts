@@ -77,7 +77,7 @@ const SECRET_ENTRY_KEYS = optionKeys<NotificationSecretEntry>()('value', 'label'
 const DEDUPE_OPTION_KEYS = optionKeys<NotificationDedupeOptions>()('store', 'ttlMs', 'maxEntries');
 
 const VERIFICATION_EXAMPLE =
-  'notifications: { verification: { secret: { value: process.env.NOTIFICATIONS_SECRET } } } ' +
+  'notifications: { verification: { secret: { value: process.env.PAYOUTS_NOTIFICATIONS_SECRET } } } ' +
   "(or allowedIps, verify, or 'none'), or notifications: false for an app that receives no notifications";
 
 /**
@@ -202,7 +202,7 @@ function resolveVerification(verification: unknown): NotificationVerificationCon
 function resolveSecret(secret: NotificationVerificationOptions['secret']): NotificationSecretConfig {
   const option = 'notifications.verification.secret';
   if (secret === null || typeof secret !== 'object') {
-    throw new PayoutsConfigError(option, '{ value: process.env.NOTIFICATIONS_SECRET }');
+    throw new PayoutsConfigError(option, '{ value: process.env.PAYOUTS_NOTIFICATIONS_SECRET }');
   }
   rejectUnknownKeys(secret, SECRET_OPTION_KEYS, option);
   const { value, queryParam, header } = secret;
@@ -224,8 +224,8 @@ function resolveSecret(secret: NotificationVerificationOptions['secret']): Notif
 
 const SECRET_LIST_EXAMPLE =
   'a non-empty string, or a non-empty array of { value, label, notAfter? } such as ' +
-  "[{ value: process.env.NOTIFICATIONS_SECRET, label: '2026-11' }, " +
-  "{ value: process.env.OLD_NOTIFICATIONS_SECRET, label: '2026-05', notAfter: '2026-12-01T00:00:00Z' }]";
+  "[{ value: process.env.PAYOUTS_NOTIFICATIONS_SECRET, label: '2026-11' }, " +
+  "{ value: process.env.PAYOUTS_NOTIFICATIONS_SECRET_PREVIOUS, label: '2026-05', notAfter: '2026-12-01T00:00:00Z' }]";
 
 /** A single secret, or the list of secrets accepted while rotating; never echoes a value. */
 function resolveSecretValues(value: unknown, option: string): NotificationSecretValue[] {

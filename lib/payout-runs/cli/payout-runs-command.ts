@@ -1,26 +1,16 @@
+import { type CommandOutput, EXIT_USAGE, hiddenIn } from '../../common/command-output.js';
 import { escapeControls } from '../../common/printable.js';
-import {
-  connectionSecretsHidden,
-  describeConnection,
-  type RedisUrlConnection,
-} from '../../common/redis-url-connection.js';
+import { connectionSecretsHidden, describeConnection } from '../../common/redis-url-connection.js';
 import { withDeadline } from '../../common/with-deadline.js';
 import { PAYOUT_STATES } from '../payout-state-store.js';
-import { resolvePayoutRunsOptions } from '../payout-runs-options.js';
 import { PayoutRunsService } from '../payout-runs.service.js';
 import { parsePayoutRunsArguments, PAYOUT_RUNS_USAGE, type PayoutRunsInvocation } from './payout-runs-arguments.js';
 import { watchRun, type WatchTerminal } from './watch-run.js';
 
 export const EXIT_OK = 0;
 export const EXIT_NOT_FOUND = 1;
-export const EXIT_USAGE = 2;
 /** `progress --watch` stopped with Ctrl-C, as a shell reports a command ended by SIGINT. */
 export const EXIT_INTERRUPTED = 130;
-
-export interface CommandOutput {
-  out(line: string): void;
-  err(line: string): void;
-}
 
 /** Error messages are shown up to this length, on one line. */
 const SHOWN_CHARS = 200;
@@ -31,8 +21,8 @@ class RedisUnreachable extends Error {}
 const SILENT = { log() {}, error() {}, warn() {} };
 
 /**
- * Runs `nestjs-payouts payout-runs …` and resolves with the process exit status. `terminal` is asked for only by
- * `progress --watch`, which draws on it and stops on Ctrl-C.
+ * Runs `nestjs-payouts payout-runs …` and resolves with the process exit status; a bad command line throws
+ * `InvalidArgument`. `terminal` is asked for only by `progress --watch`, which draws on it and stops on Ctrl-C.
  */
 export async function runPayoutRunsCommand(
   args: string[],
@@ -45,24 +35,12 @@ export async function runPayoutRunsCommand(
     output.out(PAYOUT_RUNS_USAGE);
     return EXIT_OK;
   }
-  if ('problem' in parsed) {
-    output.err(`Error: ${parsed.problem}`);
-    output.err('Run "nestjs-payouts payout-runs --help" for the options.');
-    return EXIT_USAGE;
-  }
-  output = redacted(output, parsed.connection);
+  // The URL's credentials never reach the output, whatever an error message echoes.
+  output = hiddenIn(output, connectionSecretsHidden(parsed.connection));
   const where =
     `the payout runs of ${printed(parsed.account ?? 'the unnamed account')} ` +
     `at ${printed(describeConnection(parsed.connection))}`;
-  const config = resolvePayoutRunsOptions({
-    // One connection attempt: a command that cannot reach Redis says so and ends, rather than retrying for ever.
-    connection: { ...parsed.connection, connectTimeout: parsed.timeoutMs, retryStrategy: () => null },
-    ...(parsed.prefix !== undefined && { prefix: parsed.prefix }),
-    ...(parsed.account !== undefined && { account: parsed.account }),
-    rateLimit: false,
-    worker: false,
-  });
-  const runs = new PayoutRunsService(config, parsed.account ?? 'default', SILENT);
+  const runs = new PayoutRunsService(parsed.config, parsed.account ?? 'default', SILENT);
   const errors: Error[] = [];
   runs.queue.on('error', (error) => errors.push(error));
   const unreachable = () => new RedisUnreachable(errors[0]?.message ?? 'no reply');
@@ -120,7 +98,8 @@ async function perform(
           ].join('  '),
         );
       }
-      return EXIT_OK;
+      // Nothing found, as for a run or a payout that is not there: a script can tell "all settled" by the status.
+      return total === 0 ? EXIT_NOT_FOUND : EXIT_OK;
     }
     case 'resolve': {
       const { requestId, decision, by, note } = invocation;
@@ -184,10 +163,4 @@ function processTerminal(): WatchTerminal & { close(): void } {
 /** A value from outside, on one line of the terminal. */
 function printed(value: string): string {
   return escapeControls(value, SHOWN_CHARS);
-}
-
-/** The URL's credentials never reach the output, whatever an error message echoes. */
-function redacted(output: CommandOutput, connection: RedisUrlConnection): CommandOutput {
-  const hide = connectionSecretsHidden(connection);
-  return { out: (line) => output.out(hide(line)), err: (line) => output.err(hide(line)) };
 }
