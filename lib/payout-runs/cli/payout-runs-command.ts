@@ -145,6 +145,9 @@ async function watch(
   }
 }
 
+/** Back to the start of the line above (the one drawn last), and clear it. */
+const CLEAR_LAST_LINE = '\u001b[1F\u001b[2K';
+
 /** The process's standard output, and Ctrl-C as a signal: until `close()`, Ctrl-C stops the watch, not the process. */
 function processTerminal(): WatchTerminal & { close(): void } {
   const controller = new AbortController();
@@ -156,6 +159,8 @@ function processTerminal(): WatchTerminal & { close(): void } {
       return process.stdout.columns || 80;
     },
     interrupted: controller.signal,
+    // Straight to the stream the output writes its lines to, in order with them.
+    clearLastLine: () => process.stdout.write(CLEAR_LAST_LINE),
     close: () => process.off('SIGINT', stop),
   };
 }

@@ -9,6 +9,11 @@ export interface WatchTerminal {
   readonly columns: number;
   /** Aborted on Ctrl-C. */
   readonly interrupted: AbortSignal;
+  /**
+   * Moves the cursor back to the start of the line drawn last, and clears it, so that the next line takes its place.
+   * The one control sequence the watch writes: the output escapes every control character of the lines themselves.
+   */
+  clearLastLine(): void;
 }
 
 /** Where the watch writes: one line per call. */
@@ -20,8 +25,6 @@ export interface WatchOutput {
 /** How a watch ended: the run completed, it was stopped (Ctrl-C), or there is no such run. */
 export type WatchEnd = 'completed' | 'interrupted' | 'not-found';
 
-/** Back to the start of the line drawn last, and clear it: the next line is drawn in its place. */
-const REDRAW = '\u001b[1F\u001b[2K';
 /** The rate is measured over the readings of this last span. */
 const RATE_WINDOW_MS = 10_000;
 
@@ -46,7 +49,8 @@ export async function watchRun(
     const { counts, completedAt } = progress;
     const frame: ProgressFrame = { runId, counts, completedAt, perSecond: rate.add(Date.now(), endedCount(counts)) };
     if (terminal.isTTY) {
-      output.out(`${drawn ? REDRAW : ''}${terminalLine(frame, terminal.columns)}`);
+      if (drawn) terminal.clearLastLine();
+      output.out(terminalLine(frame, terminal.columns));
       drawn = true;
     } else {
       // A line when the counts change, not when only the rate does: a log gets no line of a run that stands still.
