@@ -256,18 +256,33 @@ function resolveSecretValues(value: unknown, option: string): NotificationSecret
   });
 }
 
+const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T[\d:.]+(?:Z|[+-]\d{2}:\d{2})$/i;
+
+/**
+ * `Date.parse` rolls a day past the end of its month over into the next (`2026-02-30` is 2 March): a date that does
+ * not exist is refused instead, as it is surely a typo and the secret would otherwise expire on a day nobody chose.
+ */
+function parseExistingDateTime(text: string): number {
+  const date = ISO_DATE_TIME.exec(text);
+  if (date === null) return Number.NaN;
+  const [year, month, day] = date.slice(1, 4).map(Number) as [number, number, number];
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const daysInMonth = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth ? Date.parse(text) : Number.NaN;
+}
+
 function resolveNotAfter(notAfter: unknown, option: string): number | undefined {
   if (notAfter === undefined) return undefined;
   const time =
     notAfter instanceof Date
       ? notAfter.getTime()
-      : typeof notAfter === 'string' && /^\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:\d{2})$/i.test(notAfter)
-        ? Date.parse(notAfter)
+      : typeof notAfter === 'string'
+        ? parseExistingDateTime(notAfter)
         : Number.NaN;
   if (Number.isNaN(time)) {
     throw new PayoutsConfigError(
       option,
-      'a Date, or an ISO 8601 date-time string with its offset, such as "2026-12-01T00:00:00Z"',
+      'a Date, or an ISO 8601 date-time string of a day that exists, with its offset, such as "2026-12-01T00:00:00Z"',
     );
   }
   return time;

@@ -1,13 +1,6 @@
-import {
-  Logger,
-  type OnApplicationBootstrap,
-  type OnModuleDestroy,
-  type OnModuleInit,
-  type Type,
-} from '@nestjs/common';
+import { type OnApplicationBootstrap, type OnModuleDestroy, type OnModuleInit, type Type } from '@nestjs/common';
 import type { DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
 import type { Worker } from 'bullmq';
-import { stackOf } from '../common/error-stack.js';
 import { throttledErrorLog } from '../common/throttled-error-log.js';
 import { withDeadline } from '../common/with-deadline.js';
 import {
@@ -25,6 +18,7 @@ import { PayoutRunProgressReporter } from './payout-run-progress-reporter.js';
 import { explorePayoutRunHandlers, handlersLine, type PayoutRunHandler } from './payout-run-handlers.explorer.js';
 import { RUNS_OWNER, type PayoutRunsConfig } from './payout-runs-options.js';
 import type { PayoutRunsService } from './payout-runs.service.js';
+import { PackageLogger } from '../common/package-logger.js';
 
 /**
  * The worker of an account's runs, on instances with `worker: true`: it starts once every module is initialised (the
@@ -32,7 +26,7 @@ import type { PayoutRunsService } from './payout-runs.service.js';
  * `shutdownTimeoutMs`: in `onModuleDestroy()`, before the client (`onApplicationShutdown()`) and the run's queue close.
  */
 export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger('PayoutRuns');
+  private readonly logger = new PackageLogger('PayoutRuns');
   private payouts: PayoutsService | undefined;
   private worker: Worker | undefined;
   /** Payouts this instance's worker is processing now. */
@@ -161,7 +155,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
         if (settled === 'completed') this.runs.instrumentation.payoutRunCompleted?.(runId);
         if (settled !== 'lost') this.logger.warn(`${what} stalled too often; parked as unknown, not sent again`);
       },
-      (error: unknown) => this.logger.error(`${what} stalled too often and could not be parked: ${stackOf(error)}`),
+      (error: unknown) => this.logger.error(`${what} stalled too often and could not be parked`, error),
     );
   }
 
