@@ -1,5 +1,5 @@
-import type { LoggerService } from '@nestjs/common';
 import { stackOf } from '../common/error-stack.js';
+import type { PackageLogger } from '../common/package-logger.js';
 import { printable } from '../common/printable.js';
 import type { PayoutRunHandler } from './payout-run-handlers.explorer.js';
 import type { PayoutRunProgressReport } from './payout-run-results.js';
@@ -23,7 +23,7 @@ export class PayoutRunProgressReporter {
     private readonly read: (runId: string) => Promise<PayoutRunProgress | undefined>,
     private readonly handlers: readonly PayoutRunHandler[],
     private readonly intervalMs: number,
-    private readonly logger: LoggerService,
+    private readonly logger: PackageLogger,
   ) {}
 
   /** A payout of `runId` moved in this instance's worker: the run is followed until it completes. */

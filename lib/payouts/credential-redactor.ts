@@ -1,4 +1,4 @@
-import type { LoggerService } from '@nestjs/common';
+import type { PackageLogger } from '../common/package-logger.js';
 import { REDACTED } from '../common/redacted-secret.js';
 import type { PayoutsClientConfig } from './payouts-client-config.js';
 
@@ -101,7 +101,7 @@ function wholeWordsOnly(form: string): boolean {
  * Warns at boot of a credential shorter than `WHOLE_WORD_BELOW_CHARS`, naming the option, never the value: such a
  * value is most likely a placeholder, and messages redact it only where it stands as a word of its own.
  */
-export function warnOfShortCredentials(config: PayoutsClientConfig, logger: LoggerService): void {
+export function warnOfShortCredentials(config: PayoutsClientConfig, logger: PackageLogger): void {
   const credentials: [string, string | undefined][] = [
     ['apiKey', config.apiKey.reveal()],
     ['accessToken', typeof config.accessToken === 'function' ? undefined : config.accessToken.reveal()],
