@@ -61,6 +61,12 @@ export interface PayoutRunsOptions {
   /** How long shutdown waits for the payouts being sent before it lets the process go. Default `30000`. */
   shutdownTimeoutMs?: number;
   /**
+   * A Redis `maxmemory-policy` other than `noeviction` that you accept, such as `'allkeys-lru'`: without it a worker
+   * refuses to start on a Redis that may evict keys, as an evicted payout's record could let it be sent twice. Use
+   * `'unknown'` for a Redis whose `INFO` does not say. Default: none (only `noeviction`).
+   */
+  acceptEvictionPolicy?: string;
+  /**
    * Set only for a provider that documents deduplicating `request_id`: an unknown outcome is then retried with the
    * same `request_id`, within `attempts`, instead of parked. Default `false`.
    */
@@ -88,6 +94,7 @@ export interface PayoutRunsConfig {
   readonly worker: boolean;
   readonly lockDurationMs: number;
   readonly shutdownTimeoutMs: number;
+  readonly acceptEvictionPolicy: string | undefined;
   readonly providerDedupesRequestId: boolean;
   readonly reconcile: PayoutReconcileConfig | undefined;
 }
@@ -111,6 +118,7 @@ const OPTION_KEYS = optionKeys<PayoutRunsOptions>()(
   'worker',
   'lockDurationMs',
   'shutdownTimeoutMs',
+  'acceptEvictionPolicy',
   'providerDedupesRequestId',
   'reconcile',
 );
@@ -144,6 +152,13 @@ export function resolvePayoutRunsOptions(options: PayoutRunsOptions): PayoutRuns
     );
   }
   if (typeof worker !== 'boolean') throw new PayoutsConfigError('worker', 'true or false', RUNS_OWNER);
+  const { acceptEvictionPolicy } = options;
+  if (
+    acceptEvictionPolicy !== undefined &&
+    (typeof acceptEvictionPolicy !== 'string' || !/^[a-z][a-z-]{0,39}$/.test(acceptEvictionPolicy))
+  ) {
+    throw new PayoutsConfigError('acceptEvictionPolicy', "a Redis maxmemory-policy, such as 'allkeys-lru'", RUNS_OWNER);
+  }
   if (typeof providerDedupesRequestId !== 'boolean') {
     throw new PayoutsConfigError('providerDedupesRequestId', 'true or false', RUNS_OWNER);
   }
@@ -159,6 +174,7 @@ export function resolvePayoutRunsOptions(options: PayoutRunsOptions): PayoutRuns
     worker,
     lockDurationMs: whole('lockDurationMs', options.lockDurationMs, 30_000, 100, 10 * MINUTE_MS),
     shutdownTimeoutMs: whole('shutdownTimeoutMs', options.shutdownTimeoutMs, 30_000, 0, 10 * MINUTE_MS),
+    acceptEvictionPolicy,
     providerDedupesRequestId,
     reconcile: resolveReconcileOptions(options.reconcile),
   };
