@@ -174,8 +174,8 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
       checked.then(
         (answered) => answered && this.run(worker),
         (refusal: Error) => {
+          // Kept, closed, so that the liveness check reports it stopped.
           this.logger.error(refusal.message);
-          if (this.worker === worker) this.worker = undefined;
           void closeNow(worker);
         },
       );

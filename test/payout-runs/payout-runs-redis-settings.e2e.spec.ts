@@ -145,7 +145,7 @@ describeWithRedis("payout-run workers and Redis's eviction policy and persistenc
     );
 
     expect(refusal).toContain("Redis's maxmemory-policy is allkeys-lru");
-    expect(source.worker!()).toBeUndefined();
+    expect(source.worker!()).toEqual({ running: false, paused: false });
     await started.runs.enqueue([payout('never-sent')]);
     expect(mock.calls).toEqual([]);
   });
