@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   Logger,
   type OnApplicationBootstrap,
@@ -9,7 +10,6 @@ import type { DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core'
 import type { Worker } from 'bullmq';
 import { stackOf } from '../common/error-stack.js';
 import { throttledErrorLog } from '../common/throttled-error-log.js';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { queueClient } from '../common/bullmq-queue-health.js';
 import { withDeadline } from '../common/with-deadline.js';
 import {
@@ -46,7 +46,7 @@ async function closeNow(closable: {
 
 /**
  * The worker of an account's runs, on instances with `worker: true`: it starts once every module is initialised (the
- * handlers discovered), and on shutdown stops taking payouts and lets the ones being sent finish, up to
+ * handlers discovered) and Redis's eviction policy is accepted, and on shutdown stops taking payouts and lets the ones being sent finish, up to
  * `shutdownTimeoutMs`: in `onModuleDestroy()`, before the client (`onApplicationShutdown()`) and the run's queue close.
  */
 export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
