@@ -138,5 +138,10 @@ export { NotificationHandlerScopeError } from './errors/notification-handler-sco
 export { RedisDedupeStoreError, type RedisDedupeStoreOperation } from './errors/redis-dedupe-store.error.js';
 export { RedisEvictionPolicyError } from './errors/redis-eviction-policy.error.js';
 export { NotificationEnqueueError } from './errors/notification-enqueue.error.js';
+export {
+  PayoutRunEnqueueError,
+  type PayoutRunEnqueueItemState,
+  type PayoutRunEnqueueItemStatus,
+} from './errors/payout-run-enqueue.error.js';
 export { NotificationHandlersError } from './errors/notification-handlers.error.js';
 export { PayoutRequestConflictError } from './errors/payout-request-conflict.error.js';

@@ -61,6 +61,11 @@ export interface PayoutRunsOptions {
   /** How long shutdown waits for the payouts being sent before it lets the process go. Default `30000`. */
   shutdownTimeoutMs?: number;
   /**
+   * How long `enqueue()` waits for each reply of Redis (a chunk's claim, a chunk's add) before it rejects with a
+   * `PayoutRunEnqueueError`, also while the connection is still being made. Default `10000`.
+   */
+  enqueueTimeoutMs?: number;
+  /**
    * A Redis `maxmemory-policy` other than `noeviction` that you accept, such as `'allkeys-lru'`: without it a worker
    * refuses to start on a Redis that may evict keys, as an evicted payout's record could let it be sent twice. Use
    * `'unknown'` for a Redis whose `INFO` does not say. Default: none (only `noeviction`).
@@ -94,6 +99,7 @@ export interface PayoutRunsConfig {
   readonly worker: boolean;
   readonly lockDurationMs: number;
   readonly shutdownTimeoutMs: number;
+  readonly enqueueTimeoutMs: number;
   readonly acceptEvictionPolicy: string | undefined;
   readonly providerDedupesRequestId: boolean;
   readonly reconcile: PayoutReconcileConfig | undefined;
@@ -118,6 +124,7 @@ const OPTION_KEYS = optionKeys<PayoutRunsOptions>()(
   'worker',
   'lockDurationMs',
   'shutdownTimeoutMs',
+  'enqueueTimeoutMs',
   'acceptEvictionPolicy',
   'providerDedupesRequestId',
   'reconcile',
@@ -174,6 +181,7 @@ export function resolvePayoutRunsOptions(options: PayoutRunsOptions): PayoutRuns
     worker,
     lockDurationMs: whole('lockDurationMs', options.lockDurationMs, 30_000, 100, 10 * MINUTE_MS),
     shutdownTimeoutMs: whole('shutdownTimeoutMs', options.shutdownTimeoutMs, 30_000, 0, 10 * MINUTE_MS),
+    enqueueTimeoutMs: whole('enqueueTimeoutMs', options.enqueueTimeoutMs, 10_000, 1, 10 * MINUTE_MS),
     acceptEvictionPolicy,
     providerDedupesRequestId,
     reconcile: resolveReconcileOptions(options.reconcile),

@@ -46,8 +46,9 @@ async function closeNow(closable: {
 
 /**
  * The worker of an account's runs, on instances with `worker: true`: it starts once every module is initialised (the
- * handlers discovered) and Redis's eviction policy is accepted, and on shutdown stops taking payouts and lets the ones being sent finish, up to
- * `shutdownTimeoutMs`: in `onModuleDestroy()`, before the client (`onApplicationShutdown()`) and the run's queue close.
+ * handlers discovered) and Redis's eviction policy is accepted, and on shutdown stops taking payouts and lets the ones
+ * being sent finish, up to `shutdownTimeoutMs`: in `onModuleDestroy()`, before the client (`onApplicationShutdown()`)
+ * and the run's queue close.
  */
 export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('PayoutRuns');
@@ -107,7 +108,6 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
     const processor = createPayoutRunProcessor({
       account: this.runs.account,
       config: this.config,
-      queue,
       store,
       payouts: this.payouts!,
       handlers,
