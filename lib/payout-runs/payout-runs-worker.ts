@@ -1,14 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  Logger,
-  type OnApplicationBootstrap,
-  type OnModuleDestroy,
-  type OnModuleInit,
-  type Type,
-} from '@nestjs/common';
+import { type OnApplicationBootstrap, type OnModuleDestroy, type OnModuleInit, type Type } from '@nestjs/common';
 import type { DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
 import type { Worker } from 'bullmq';
-import { stackOf } from '../common/error-stack.js';
 import { throttledErrorLog } from '../common/throttled-error-log.js';
 import { queueClient } from '../common/bullmq-queue-health.js';
 import { withDeadline } from '../common/with-deadline.js';
@@ -27,6 +20,7 @@ import { createPayoutRunProcessor, type PayoutJobResult, subject } from './payou
 import { explorePayoutRunHandlers } from './payout-run-handlers.explorer.js';
 import { RUNS_OWNER, type PayoutRunsConfig } from './payout-runs-options.js';
 import type { PayoutRunsService } from './payout-runs.service.js';
+import { PackageLogger } from '../common/package-logger.js';
 import { checkRedisDurability, readRedisDurability } from './redis-durability.js';
 
 /** How long the bootstrap waits for Redis to answer the check of its settings before it goes on without the worker. */
@@ -51,7 +45,7 @@ async function closeNow(closable: {
  * and the run's queue close.
  */
 export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger('PayoutRuns');
+  private readonly logger = new PackageLogger('PayoutRuns');
   private payouts: PayoutsService | undefined;
   private worker: Worker | undefined;
   /** Payouts this instance's worker is processing now. */
@@ -202,7 +196,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
 
   private run(worker: Worker): void {
     if (this.worker !== worker) return;
-    worker.run().catch((error: unknown) => this.logger.error(`Worker of queue ${worker.name}: ${stackOf(error)}`));
+    worker.run().catch((error: unknown) => this.logger.error(`Worker of queue ${worker.name} stopped`, error));
   }
 
   /**
@@ -216,7 +210,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
         if (settled === 'completed') this.runs.instrumentation.payoutRunCompleted?.(runId);
         if (settled !== 'lost') this.logger.warn(`${what} stalled too often; parked as unknown, not sent again`);
       },
-      (error: unknown) => this.logger.error(`${what} stalled too often and could not be parked: ${stackOf(error)}`),
+      (error: unknown) => this.logger.error(`${what} stalled too often and could not be parked`, error),
     );
   }
 

@@ -1,4 +1,4 @@
-import type { LoggerService } from '@nestjs/common';
+import type { PackageLogger } from '../common/package-logger.js';
 import { RedisEvictionPolicyError } from '../index.js';
 
 /** How durably Redis keeps what payout runs write; `undefined` where Redis does not say. */
@@ -65,7 +65,7 @@ export function checkRedisDurability(
   durability: RedisDurability,
   accepted: string | undefined,
   queueName: string,
-  logger: LoggerService,
+  logger: Pick<PackageLogger, 'log' | 'warn'>,
 ): void {
   const policy = durability.evictionPolicy ?? 'unknown';
   if (policy !== 'noeviction' && policy !== accepted) throw new RedisEvictionPolicyError(policy, queueName);

@@ -1,11 +1,13 @@
-import { parseArgs } from 'node:util';
+import { InvalidArgument, readCommandLine } from '../../common/command-line.js';
 import {
-  commandLineProblem,
-  InvalidArgument,
+  checkedAsArguments,
   redisUrlArgument,
+  timerDelayArgument,
   wholeNumberArgument,
-} from '../../common/command-line.js';
+} from '../../common/command-line-values.js';
 import type { RedisUrlConnection } from '../../common/redis-url-connection.js';
+import { resolvePayoutsAccount } from '../../config/payouts-account.js';
+import { type PayoutRunsConfig, resolvePayoutRunsOptions } from '../payout-runs-options.js';
 
 export const PAYOUT_RUNS_USAGE = `Usage: nestjs-payouts payout-runs <progress|unknown|resolve> [options]
 
@@ -30,11 +32,13 @@ Options:
   --timeout-ms <n>        How long to wait for Redis (default: 5000)
   -h, --help              Show this help
 
-Exit status: 0 on success, 1 when the run or the unknown payout is not found (or not unknown),
-2 for invalid options or when Redis cannot be reached.`;
+Exit status: 0 on success, 1 when nothing is found: no such run, no payout of unknown outcome
+(unknown), or no such unknown payout to resolve; 2 for invalid options or when Redis cannot be reached.`;
 
 export type PayoutRunsInvocation = {
   readonly connection: RedisUrlConnection;
+  /** The options of the runs to read, as `PayoutRunsModule` would check them: one connection attempt, no worker. */
+  readonly config: PayoutRunsConfig;
   readonly account: string | undefined;
   readonly prefix: string | undefined;
   readonly limit: number;
@@ -51,23 +55,11 @@ export type PayoutRunsInvocation = {
     }
 );
 
-/** The parsed command line, `'help'`, or the message of the first problem found. */
-export function parsePayoutRunsArguments(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-): PayoutRunsInvocation | 'help' | { problem: string } {
-  try {
-    return parse(args, env);
-  } catch (error) {
-    return commandLineProblem(error);
-  }
-}
-
-function parse(args: string[], env: NodeJS.ProcessEnv): PayoutRunsInvocation | 'help' {
-  const { values, positionals } = parseArgs({
-    args,
-    strict: true,
-    allowPositionals: true,
+/** The parsed command line, or `'help'`; a bad one throws `InvalidArgument`. */
+export function parsePayoutRunsArguments(args: string[], env: NodeJS.ProcessEnv): PayoutRunsInvocation | 'help' {
+  const commandLine = readCommandLine(args, {
+    actions: ['progress', 'unknown', 'resolve'],
+    urlOption: '--redis-url',
     options: {
       'redis-url': { type: 'string' },
       account: { type: 'string' },
@@ -79,23 +71,34 @@ function parse(args: string[], env: NodeJS.ProcessEnv): PayoutRunsInvocation | '
       note: { type: 'string' },
       limit: { type: 'string' },
       'timeout-ms': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
     },
   });
-  if (values.help) return 'help';
-  const [action, ...extra] = positionals;
-  if (action !== 'progress' && action !== 'unknown' && action !== 'resolve') {
-    throw new InvalidArgument(
-      action === undefined ? 'a command is required: progress, unknown or resolve' : 'unknown command; see --help',
-    );
-  }
-  if (extra.length > 0) throw new InvalidArgument('unexpected extra argument; see --help');
+  if (commandLine === 'help') return 'help';
+  const { values, action } = commandLine;
+  const { account, prefix } = values;
+  const connection = redisUrlArgument(values['redis-url'], env);
+  const timeoutMs = timerDelayArgument('--timeout-ms', values['timeout-ms'], 5000, 1);
+  // The account's name in the words of PayoutsModule, whose `name` it is.
+  checkedAsArguments(() => resolvePayoutsAccount(account), { name: '--account' });
+  const config = checkedAsArguments(
+    () =>
+      resolvePayoutRunsOptions({
+        // One connection attempt: a command that cannot reach Redis says so and ends, rather than retrying for ever.
+        connection: { ...connection, connectTimeout: timeoutMs, retryStrategy: () => null },
+        ...(prefix !== undefined && { prefix }),
+        ...(account !== undefined && { account }),
+        rateLimit: false,
+        worker: false,
+      }),
+    { account: '--account', prefix: '--prefix' },
+  );
   const common = {
-    connection: redisUrlArgument(values['redis-url'] ?? (env.REDIS_URL || undefined)),
-    account: values.account,
-    prefix: values.prefix,
+    connection,
+    config,
+    account,
+    prefix,
     limit: wholeNumberArgument('--limit', values.limit, 100),
-    timeoutMs: wholeNumberArgument('--timeout-ms', values['timeout-ms'], 5000),
+    timeoutMs,
   };
   if (action === 'progress') {
     if (values.run === undefined) throw new InvalidArgument('progress takes --run <id>');
@@ -103,7 +106,8 @@ function parse(args: string[], env: NodeJS.ProcessEnv): PayoutRunsInvocation | '
   }
   if (action === 'unknown') return { ...common, action };
   if (values['request-id'] === undefined) throw new InvalidArgument('resolve takes --request-id <id>');
-  if (values.as !== 'sent' && values.as !== 'absent')
+  if (values.as !== 'sent' && values.as !== 'absent') {
     throw new InvalidArgument('resolve takes --as sent or --as absent');
+  }
   return { ...common, action, requestId: values['request-id'], decision: values.as, by: values.by, note: values.note };
 }

@@ -1,23 +1,13 @@
+import { type CommandOutput, EXIT_USAGE, hiddenIn } from '../../common/command-output.js';
 import { escapeControls } from '../../common/printable.js';
-import {
-  connectionSecretsHidden,
-  describeConnection,
-  type RedisUrlConnection,
-} from '../../common/redis-url-connection.js';
+import { connectionSecretsHidden, describeConnection } from '../../common/redis-url-connection.js';
 import { withDeadline } from '../../common/with-deadline.js';
 import { PAYOUT_STATES } from '../payout-state-store.js';
-import { resolvePayoutRunsOptions } from '../payout-runs-options.js';
 import { PayoutRunsService } from '../payout-runs.service.js';
 import { parsePayoutRunsArguments, PAYOUT_RUNS_USAGE, type PayoutRunsInvocation } from './payout-runs-arguments.js';
 
 export const EXIT_OK = 0;
 export const EXIT_NOT_FOUND = 1;
-export const EXIT_USAGE = 2;
-
-export interface CommandOutput {
-  out(line: string): void;
-  err(line: string): void;
-}
 
 /** Error messages are shown up to this length, on one line. */
 const SHOWN_CHARS = 200;
@@ -27,7 +17,10 @@ class RedisUnreachable extends Error {}
 /** A logger that says nothing: the command prints its own lines. */
 const SILENT = { log() {}, error() {}, warn() {} };
 
-/** Runs `nestjs-payouts payout-runs …` and resolves with the process exit status. */
+/**
+ * Runs `nestjs-payouts payout-runs …` and resolves with the process exit status; a bad command line throws
+ * `InvalidArgument`.
+ */
 export async function runPayoutRunsCommand(
   args: string[],
   output: CommandOutput,
@@ -38,24 +31,12 @@ export async function runPayoutRunsCommand(
     output.out(PAYOUT_RUNS_USAGE);
     return EXIT_OK;
   }
-  if ('problem' in parsed) {
-    output.err(`Error: ${parsed.problem}`);
-    output.err('Run "nestjs-payouts payout-runs --help" for the options.');
-    return EXIT_USAGE;
-  }
-  output = redacted(output, parsed.connection);
+  // The URL's credentials never reach the output, whatever an error message echoes.
+  output = hiddenIn(output, connectionSecretsHidden(parsed.connection));
   const where =
     `the payout runs of ${printed(parsed.account ?? 'the unnamed account')} ` +
     `at ${printed(describeConnection(parsed.connection))}`;
-  const config = resolvePayoutRunsOptions({
-    // One connection attempt: a command that cannot reach Redis says so and ends, rather than retrying for ever.
-    connection: { ...parsed.connection, connectTimeout: parsed.timeoutMs, retryStrategy: () => null },
-    ...(parsed.prefix !== undefined && { prefix: parsed.prefix }),
-    ...(parsed.account !== undefined && { account: parsed.account }),
-    rateLimit: false,
-    worker: false,
-  });
-  const runs = new PayoutRunsService(config, parsed.account ?? 'default', SILENT);
+  const runs = new PayoutRunsService(parsed.config, parsed.account ?? 'default', SILENT);
   const errors: Error[] = [];
   runs.queue.on('error', (error) => errors.push(error));
   try {
@@ -112,7 +93,8 @@ async function perform(
           ].join('  '),
         );
       }
-      return EXIT_OK;
+      // Nothing found, as for a run or a payout that is not there: a script can tell "all settled" by the status.
+      return total === 0 ? EXIT_NOT_FOUND : EXIT_OK;
     }
     case 'resolve': {
       const { requestId, decision, by, note } = invocation;
@@ -139,10 +121,4 @@ async function perform(
 /** A value from outside, on one line of the terminal. */
 function printed(value: string): string {
   return escapeControls(value, SHOWN_CHARS);
-}
-
-/** The URL's credentials never reach the output, whatever an error message echoes. */
-function redacted(output: CommandOutput, connection: RedisUrlConnection): CommandOutput {
-  const hide = connectionSecretsHidden(connection);
-  return { out: (line) => output.out(hide(line)), err: (line) => output.err(hide(line)) };
 }
