@@ -136,6 +136,7 @@ export type { PayoutsCallTarget } from './errors/payouts-call-target.js';
 export { PayoutsAccessTokenError } from './errors/payouts-access-token.error.js';
 export { NotificationHandlerScopeError } from './errors/notification-handler-scope.error.js';
 export { RedisDedupeStoreError, type RedisDedupeStoreOperation } from './errors/redis-dedupe-store.error.js';
+export { RedisEvictionPolicyError } from './errors/redis-eviction-policy.error.js';
 export { NotificationEnqueueError } from './errors/notification-enqueue.error.js';
 export {
   PayoutRunEnqueueError,

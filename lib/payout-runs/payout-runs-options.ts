@@ -68,6 +68,12 @@ export interface PayoutRunsOptions {
    */
   enqueueTimeoutMs?: number;
   /**
+   * A Redis `maxmemory-policy` other than `noeviction` that you accept, such as `'allkeys-lru'`: without it a worker
+   * refuses to start on a Redis that may evict keys, as an evicted payout's record could let it be sent twice. Use
+   * `'unknown'` for a Redis whose `INFO` does not say. Default: none (only `noeviction`).
+   */
+  acceptEvictionPolicy?: string;
+  /**
    * Set only for a provider that documents deduplicating `request_id`: an unknown outcome is then retried with the
    * same `request_id`, within `attempts`, instead of parked. Default `false`.
    */
@@ -101,6 +107,7 @@ export interface PayoutRunsConfig {
   readonly lockDurationMs: number;
   readonly shutdownTimeoutMs: number;
   readonly enqueueTimeoutMs: number;
+  readonly acceptEvictionPolicy: string | undefined;
   readonly providerDedupesRequestId: boolean;
   readonly reconcile: PayoutReconcileConfig | undefined;
   readonly progressIntervalMs: number;
@@ -126,6 +133,7 @@ const OPTION_KEYS = optionKeys<PayoutRunsOptions>()(
   'lockDurationMs',
   'shutdownTimeoutMs',
   'enqueueTimeoutMs',
+  'acceptEvictionPolicy',
   'providerDedupesRequestId',
   'reconcile',
   'progressIntervalMs',
@@ -155,6 +163,13 @@ export function resolvePayoutRunsOptions(options: PayoutRunsOptions): PayoutRuns
     );
   }
   if (typeof worker !== 'boolean') throw new PayoutsConfigError('worker', 'true or false', RUNS_OWNER);
+  const { acceptEvictionPolicy } = options;
+  if (
+    acceptEvictionPolicy !== undefined &&
+    (typeof acceptEvictionPolicy !== 'string' || !/^[a-z][a-z-]{0,39}$/.test(acceptEvictionPolicy))
+  ) {
+    throw new PayoutsConfigError('acceptEvictionPolicy', "a Redis maxmemory-policy, such as 'allkeys-lru'", RUNS_OWNER);
+  }
   if (typeof providerDedupesRequestId !== 'boolean') {
     throw new PayoutsConfigError('providerDedupesRequestId', 'true or false', RUNS_OWNER);
   }
@@ -171,6 +186,7 @@ export function resolvePayoutRunsOptions(options: PayoutRunsOptions): PayoutRuns
     lockDurationMs: whole('lockDurationMs', options.lockDurationMs, 30_000, 100, 10 * MINUTE_MS),
     shutdownTimeoutMs: whole('shutdownTimeoutMs', options.shutdownTimeoutMs, 30_000, 0, 10 * MINUTE_MS),
     enqueueTimeoutMs: whole('enqueueTimeoutMs', options.enqueueTimeoutMs, 10_000, 1, 10 * MINUTE_MS),
+    acceptEvictionPolicy,
     providerDedupesRequestId,
     reconcile: resolveReconcileOptions(options.reconcile),
     progressIntervalMs: whole('progressIntervalMs', options.progressIntervalMs, 1000, 100, 10 * MINUTE_MS),
