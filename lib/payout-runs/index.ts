@@ -17,6 +17,7 @@ export {
   OnPayoutOutcomeUnknown,
   OnPayoutRefused,
   OnPayoutRunCompleted,
+  OnPayoutRunProgress,
   OnPayoutSent,
   type PayoutRunHandlerOptions,
 } from './payout-run-handler.decorators.js';
@@ -25,6 +26,7 @@ export type {
   PayoutRunCounts,
   PayoutRunError,
   PayoutRunOutcome,
+  PayoutRunProgressReport,
   PayoutRunResult,
   PayoutRunSummary,
 } from './payout-run-results.js';
