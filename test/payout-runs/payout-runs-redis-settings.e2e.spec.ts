@@ -1,12 +1,13 @@
 import { afterEach, expect, it } from 'vitest';
 import { getPayoutsHealthSourceToken, type PayoutsHealthSource, RedisEvictionPolicyError } from 'nestjs-payouts';
-import { PayoutRunsModule, type PayoutRunsOptions } from 'nestjs-payouts/payout-runs';
+import type { PayoutRunsOptions } from 'nestjs-payouts/payout-runs';
 import { MockPayoutsApi } from 'nestjs-payouts/testing';
 import { RecordingLogger } from '../recording-logger.js';
 import { eventually } from '../support/eventually.js';
 import { describeWithRedis } from '../support/redis-suite.js';
 import { RedisServer } from '../support/redis-server.js';
 import { ACCESS_TOKEN, API_KEY, payout, type RunsApp, startRunsApp } from './payout-runs-test-app.js';
+import { resolvePayoutRunsOptions } from '../../lib/payout-runs/payout-runs-options.js';
 
 const REDIS_PASSWORD = 'settings-redis-password-4c9e1b';
 
@@ -154,7 +155,7 @@ describeWithRedis("payout-run workers and Redis's eviction policy and persistenc
     const connection = { host: '127.0.0.1', port: 6379 };
     for (const acceptEvictionPolicy of ['', 'ALLKEYS-LRU', 'allkeys lru', 42]) {
       expect(() =>
-        PayoutRunsModule.forRoot({
+        resolvePayoutRunsOptions({
           connection,
           rateLimit: false,
           acceptEvictionPolicy: acceptEvictionPolicy as string,
