@@ -139,3 +139,18 @@ export { RedisDedupeStoreError, type RedisDedupeStoreOperation } from './errors/
 export { NotificationEnqueueError } from './errors/notification-enqueue.error.js';
 export { NotificationHandlersError } from './errors/notification-handlers.error.js';
 export { PayoutRequestConflictError } from './errors/payout-request-conflict.error.js';
+export { PayoutLedgerUnavailableError, type PayoutLedgerWritten } from './errors/payout-ledger-unavailable.error.js';
+export { PayoutLedgerSchemaError } from './errors/payout-ledger-schema.error.js';
+
+// The payout ledger seam (payout runs' Redis store, nestjs-payouts/postgres)
+export type {
+  PayoutCountedState,
+  PayoutLedger,
+  PayoutLedgerBegin,
+  PayoutLedgerClaim,
+  PayoutLedgerCounts,
+  PayoutLedgerFactory,
+  PayoutLedgerRecord,
+  PayoutLedgerState,
+  PayoutLedgerUnsettled,
+} from './interfaces/payout-ledger.interface.js';

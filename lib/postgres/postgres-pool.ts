@@ -1,0 +1,20 @@
+/** What the ledger reads of a query's result. */
+export interface PostgresQueryResult {
+  readonly rows: Record<string, unknown>[];
+}
+
+/** A connection taken from the pool: node-postgres's `PoolClient`, or anything shaped like it. */
+export interface PostgresPoolClient {
+  query(text: string, values?: unknown[]): Promise<PostgresQueryResult>;
+  /** Given an error, node-postgres closes the connection rather than reusing it. */
+  release(error?: Error | boolean): void;
+}
+
+/**
+ * The pool the ledger uses: node-postgres's `Pool` (`new Pool({ connectionString })`), which the app owns, ends on
+ * shutdown, and may share with its own queries. Only `connect()` is used, so that each statement of the ledger runs on
+ * one connection it can close when the statement outlives its deadline.
+ */
+export interface PostgresPool {
+  connect(): Promise<PostgresPoolClient>;
+}
