@@ -1,11 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { throttledErrorLog } from '../common/throttled-error-log.js';
 import { withDeadline } from '../common/with-deadline.js';
-import type {
-  PayoutLedgerOutbox,
-  PayoutPendingRow,
-  PayoutPendingSubscription,
-} from '../interfaces/payout-outbox.interface.js';
+import type { PayoutLedgerOutbox, PayoutPendingRow, PayoutPendingSubscription } from '../index.js';
 
 /** Payouts moved per transaction of the relay. */
 const BATCH = 500;

@@ -19,6 +19,7 @@ import {
 } from '../index.js';
 import { bullmq } from './bullmq-runtime.js';
 import { INTERRUPTED } from './payout-attempt-verdict.js';
+import { PayoutOutboxRelay } from './payout-outbox-relay.js';
 import { type PayoutJobData, readPayoutJobData } from './payout-job.js';
 import { createPayoutRunProcessor, type PayoutJobResult, subject } from './payout-run-processor.js';
 import { explorePayoutRunHandlers } from './payout-run-handlers.explorer.js';
@@ -34,6 +35,8 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
   private readonly logger = new Logger('PayoutRuns');
   private payouts: PayoutsService | undefined;
   private worker: Worker | undefined;
+  /** Moves the payouts written in committed transactions to the queue, beside the worker (a durable ledger only). */
+  private relay: PayoutOutboxRelay | undefined;
   /** Payouts this instance's worker is processing now. */
   private processing = 0;
 
@@ -127,6 +130,24 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
       }
     });
     this.worker = worker;
+    this.startRelay();
+  }
+
+  /**
+   * The outbox's relay runs where a worker runs: an instance that only enqueues (`worker: false`) writes pending
+   * payouts, and the workers' instances, which need the queue filled, move them.
+   */
+  private startRelay(): void {
+    const { outbox } = this.runs.store;
+    if (!outbox) return;
+    const account = this.runs.account;
+    this.relay = new PayoutOutboxRelay(
+      outbox,
+      (payouts) => this.runs.addJobs(payouts.map(({ request, runId, trace }) => ({ request, runId, trace }))),
+      this.logger,
+      `account '${account}'`,
+    );
+    this.relay.start();
   }
 
   /**
@@ -145,6 +166,9 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
   }
 
   async onModuleDestroy(): Promise<void> {
+    // Its batch under way ends first (moved, or left pending for another relay), before the queue closes.
+    await this.relay?.stop();
+    this.relay = undefined;
     const worker = this.worker;
     if (!worker) return;
     this.worker = undefined;
