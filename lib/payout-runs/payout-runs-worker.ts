@@ -20,6 +20,7 @@ import {
 import { bullmq } from './bullmq-runtime.js';
 import { INTERRUPTED } from './payout-attempt-verdict.js';
 import { type PayoutJobData, readPayoutJobData } from './payout-job.js';
+import { PayoutJobRepair } from './payout-job-repair.js';
 import { createPayoutRunProcessor, type PayoutJobResult, subject } from './payout-run-processor.js';
 import { explorePayoutRunHandlers } from './payout-run-handlers.explorer.js';
 import { RUNS_OWNER, type PayoutRunsConfig } from './payout-runs-options.js';
@@ -34,6 +35,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
   private readonly logger = new Logger('PayoutRuns');
   private payouts: PayoutsService | undefined;
   private worker: Worker | undefined;
+  private repair: PayoutJobRepair | undefined;
   /** Payouts this instance's worker is processing now. */
   private processing = 0;
 
@@ -127,6 +129,10 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
       }
     });
     this.worker = worker;
+    if (store.durable && store.unsettled) {
+      this.repair = new PayoutJobRepair(this.runs, lockDurationMs, this.logger);
+      this.repair.start();
+    }
   }
 
   /**
@@ -145,6 +151,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
   }
 
   async onModuleDestroy(): Promise<void> {
+    await this.repair?.stop();
     const worker = this.worker;
     if (!worker) return;
     this.worker = undefined;

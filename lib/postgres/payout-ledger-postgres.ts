@@ -57,7 +57,11 @@ function resolveOptions(options: PayoutLedgerPostgresOptions): PayoutLedgerPostg
   rejectUnknownKeys(options, KEYS, '', OWNER);
   const { pool, schema = 'nestjs_payouts', migrate = false } = options;
   if (pool === null || typeof pool !== 'object' || typeof (pool as { connect?: unknown }).connect !== 'function') {
-    throw new PayoutsConfigError('pool', "a pool of node-postgres (npm install pg; new Pool({ connectionString }))", OWNER);
+    throw new PayoutsConfigError(
+      'pool',
+      'a pool of node-postgres (npm install pg; new Pool({ connectionString }))',
+      OWNER,
+    );
   }
   if (typeof schema !== 'string' || !SCHEMA.test(schema)) {
     throw new PayoutsConfigError('schema', 'a lower-case name of letters, digits and "_", such as "payouts"', OWNER);
@@ -72,7 +76,13 @@ function resolveOptions(options: PayoutLedgerPostgresOptions): PayoutLedgerPostg
   };
 }
 
-function whole(name: string, value: unknown, fallback: number | undefined, min: number, max: number): number | undefined {
+function whole(
+  name: string,
+  value: unknown,
+  fallback: number | undefined,
+  min: number,
+  max: number,
+): number | undefined {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
     throw new PayoutsConfigError(name, `a whole number from ${min} to ${max}`, OWNER);

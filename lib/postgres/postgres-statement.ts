@@ -26,7 +26,11 @@ export async function withConnection<T>(
   try {
     client = await withDeadline(connecting, timeoutMs, () => new NoReply());
   } catch (error) {
-    if (error instanceof NoReply) connecting.then((late) => late.release(), () => undefined);
+    if (error instanceof NoReply)
+      connecting.then(
+        (late) => late.release(),
+        () => undefined,
+      );
     throw unavailable(operation, error, 'none', timeoutMs);
   }
   try {
@@ -50,7 +54,12 @@ function unavailable(
   timeoutMs: number,
 ): PayoutLedgerUnavailableError {
   if (error instanceof NoReply) {
-    return new PayoutLedgerUnavailableError(operation, 'timeout', written, `no reply within timeoutMs (${timeoutMs} ms)`);
+    return new PayoutLedgerUnavailableError(
+      operation,
+      'timeout',
+      written,
+      `no reply within timeoutMs (${timeoutMs} ms)`,
+    );
   }
   const state = sqlState(error);
   const code = state ?? systemErrorCode(error);
@@ -63,4 +72,3 @@ function sqlState(error: unknown): string | undefined {
   const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && /\d/.test(code) ? code : undefined;
 }
-
