@@ -9,6 +9,7 @@ Commands:
   mock-api    Run a mock of the payouts API for your app to call (POST /payouts)
   queue       List and replay the notifications queue mode could not handle (needs bullmq)
   payout-runs Follow payout runs and resolve the payouts of unknown outcome (needs bullmq)
+  postgres    Create or upgrade the payout ledger's tables in PostgreSQL (needs pg)
 
 Run "nestjs-payouts <command> --help" for its options.`;
 
@@ -45,6 +46,12 @@ async function runPayoutRunsCommand(args: string[]): Promise<number> {
   return command.runPayoutRunsCommand(args, output, process.env);
 }
 
+/** Loaded only when asked for; it names what to install when pg is missing. */
+async function runPostgresCommand(args: string[]): Promise<number> {
+  const command = await import('./postgres/cli/postgres-command.js');
+  return command.runPostgresCommand(args, output, process.env);
+}
+
 const [command, ...args] = process.argv.slice(2);
 if (command === 'simulate') {
   process.exitCode = await runSimulateCommand(args, output);
@@ -54,6 +61,8 @@ if (command === 'simulate') {
   process.exitCode = await runQueueCommand(args);
 } else if (command === 'payout-runs') {
   process.exitCode = await runPayoutRunsCommand(args);
+} else if (command === 'postgres') {
+  process.exitCode = await runPostgresCommand(args);
 } else if (command === '--help' || command === '-h' || command === 'help') {
   output.out(USAGE);
 } else {

@@ -23,7 +23,8 @@ export class PayoutLedgerUnavailableError extends PayoutsError {
     /** `'timeout'` when no reply came within `timeoutMs`, `'error'` when the client or the database reported one. */
     readonly reason: 'timeout' | 'error',
     readonly written: PayoutLedgerWritten,
-    detail: string,
+    /** What failed: the SQLSTATE or system error code, or the deadline; never a connection detail. */
+    readonly detail: string,
     options?: { cause?: unknown },
   ) {
     super(`The payout ledger could not ${operation}: ${detail}; ${WRITTEN[written]}.`, options);

@@ -4,7 +4,13 @@ import type { Queue } from 'bullmq';
 import { stackOf } from '../common/error-stack.js';
 import { printable } from '../common/printable.js';
 import { EMPTY_CARRIER, NOOP_PAYOUT_RUN_JOB_TRACE } from '../common/noop-instrumentation.js';
-import type { PayoutRunJobOutcome, PayoutsInstrumentation, PayoutsService } from '../index.js';
+import {
+  type PayoutLedger,
+  PayoutLedgerUnavailableError,
+  type PayoutRunJobOutcome,
+  type PayoutsInstrumentation,
+  type PayoutsService,
+} from '../index.js';
 import { bullmq } from './bullmq-runtime.js';
 import { INTERRUPTED, type PayoutAttemptVerdict, verdictOf } from './payout-attempt-verdict.js';
 import { type PayoutJobData, readPayoutJobData } from './payout-job.js';
@@ -18,7 +24,7 @@ import type {
   PayoutRunSummary,
 } from './payout-run-results.js';
 import type { PayoutRunsConfig } from './payout-runs-options.js';
-import type { PayoutRecord, PayoutStateStore } from './payout-state-store.js';
+import type { PayoutRecord } from './payout-state-store.js';
 
 /** The part of a BullMQ job that the processor reads. */
 export interface PayoutJob {
@@ -34,6 +40,8 @@ export type PayoutJobResult = PayoutRunOutcome | 'missing' | 'lost';
 /** The longest pause a `Retry-After` may ask of the account's queue, and the shortest (`Retry-After: 0`). */
 const MAX_PAUSE_MS = 10 * 60_000;
 const MIN_PAUSE_MS = 100;
+/** The wait between two tries to record an outcome while the ledger cannot be reached. */
+const SETTLE_RETRY_MS = 1000;
 
 /** What is stored as a payout's outcome. */
 interface StoredOutcome {
@@ -45,7 +53,7 @@ export interface PayoutRunProcessorDeps {
   readonly account: string;
   readonly config: PayoutRunsConfig;
   readonly queue: Queue;
-  readonly store: PayoutStateStore;
+  readonly store: PayoutLedger;
   readonly payouts: PayoutsService;
   readonly handlers: ReadonlyMap<PayoutRunEvent, readonly PayoutRunHandler[]>;
   readonly logger: LoggerService;
@@ -92,7 +100,7 @@ async function processPayout(
   const { request, runId } = data;
   const requestId = request.request_id;
   const token = randomUUID();
-  const begun = await deps.store.begin(requestId, runId, token, deps.config.providerDedupesRequestId);
+  const begun = await beginOrPause(deps, data, token);
   if (begun.step === 'missing') {
     deps.logger.warn(`${subject(data)} has no record (expired or removed); not sent`);
     return 'missing';
@@ -134,7 +142,7 @@ async function send(
     verdict = verdictOf(error);
     outcome = { state: stateAfter(verdict, job, deps.config), stored: { error: verdict.error } };
   }
-  const settled = await deps.store.settle(requestId, runId, token, outcome.state, outcome.stored);
+  const settled = await settleWhenReachable(deps, data, token, outcome.state, outcome.stored);
   if (settled === 'lost') {
     deps.logger.error(
       `${subject(data)} ended ${outcome.state} after it was parked as unknown (this worker had lost its lock); ` +
@@ -165,6 +173,50 @@ async function send(
     throw bullmq.Worker.RateLimitError();
   }
   throw new Error(`${subject(data)} is retried: ${verdict.error.message}`);
+}
+
+/**
+ * Writes the mark before sending. A ledger that cannot be reached pauses the account's queue: the job goes back to
+ * the waiting ones without using up an attempt, and the workers take jobs again once the pause ends, to find the
+ * ledger back or pause again.
+ */
+async function beginOrPause(
+  deps: PayoutRunProcessorDeps,
+  data: PayoutJobData,
+  token: string,
+): ReturnType<PayoutLedger['begin']> {
+  try {
+    return await deps.store.begin(data.request.request_id, data.runId, token, deps.config.providerDedupesRequestId);
+  } catch (error) {
+    if (!(error instanceof PayoutLedgerUnavailableError)) throw error;
+    deps.logger.warn(`${subject(data)}: ${error.message}; the account's queue pauses for ${deps.config.backoffMs} ms`);
+    await deps.queue.rateLimit(deps.config.backoffMs);
+    throw bullmq.Worker.RateLimitError();
+  }
+}
+
+/**
+ * Records the outcome of a request that left. While the ledger cannot be reached, tries again for up to
+ * `lockDurationMs` (the job's lock is renewed meanwhile); after that the job fails, and the next attempt finds the
+ * mark and parks the payout as unknown: never sent again.
+ */
+async function settleWhenReachable(
+  deps: PayoutRunProcessorDeps,
+  data: PayoutJobData,
+  token: string,
+  state: 'sent' | 'refused' | 'unknown' | 'retrying',
+  stored: StoredOutcome,
+): ReturnType<PayoutLedger['settle']> {
+  const giveUpAt = Date.now() + deps.config.lockDurationMs;
+  for (;;) {
+    try {
+      return await deps.store.settle(data.request.request_id, data.runId, token, state, stored);
+    } catch (error) {
+      if (!(error instanceof PayoutLedgerUnavailableError) || Date.now() >= giveUpAt) throw error;
+      deps.logger.warn(`${subject(data)} ended ${state}, not yet recorded: ${error.message}; trying again`);
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_RETRY_MS));
+    }
+  }
 }
 
 /** Where a failed request leaves the payout. */

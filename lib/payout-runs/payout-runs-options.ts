@@ -1,6 +1,6 @@
 import type { ConnectionOptions } from 'bullmq';
 import { optionKeys, rejectUnknownKeys } from '../common/known-option-keys.js';
-import { PayoutsConfigError } from '../index.js';
+import { type PayoutLedgerFactory, PayoutsConfigError } from '../index.js';
 import {
   type PayoutReconcileConfig,
   type PayoutReconcileOptions,
@@ -71,6 +71,12 @@ export interface PayoutRunsOptions {
    * `resolveUnknown()` or the CLI).
    */
   reconcile?: PayoutReconcileOptions;
+  /**
+   * Where the record of every payout lives (the "sending" mark, the outcome, the run's counts): PostgreSQL with
+   * `payoutLedgerPostgres({ pool })` of `nestjs-payouts/postgres`, which no loss of Redis data can make send a payout
+   * twice. See docs/payout-ledger.md. Default: Redis, beside the queue, kept for `dedupeWindowMs`.
+   */
+  ledger?: PayoutLedgerFactory;
 }
 
 /** The options after validation, with every default filled in. */
@@ -90,6 +96,7 @@ export interface PayoutRunsConfig {
   readonly shutdownTimeoutMs: number;
   readonly providerDedupesRequestId: boolean;
   readonly reconcile: PayoutReconcileConfig | undefined;
+  readonly ledger: PayoutLedgerFactory | undefined;
 }
 
 /** Whose options these are, in the message of a `PayoutsConfigError`. */
@@ -113,6 +120,7 @@ const OPTION_KEYS = optionKeys<PayoutRunsOptions>()(
   'shutdownTimeoutMs',
   'providerDedupesRequestId',
   'reconcile',
+  'ledger',
 );
 const RATE_LIMIT_KEYS = optionKeys<PayoutRunsRateLimit>()('max', 'durationMs', 'slices');
 
@@ -144,6 +152,13 @@ export function resolvePayoutRunsOptions(options: PayoutRunsOptions): PayoutRuns
     );
   }
   if (typeof worker !== 'boolean') throw new PayoutsConfigError('worker', 'true or false', RUNS_OWNER);
+  const { ledger } = options;
+  if (
+    ledger !== undefined &&
+    (ledger === null || typeof (ledger as Partial<PayoutLedgerFactory>).create !== 'function')
+  ) {
+    throw new PayoutsConfigError('ledger', 'a ledger such as payoutLedgerPostgres({ pool })', RUNS_OWNER);
+  }
   if (typeof providerDedupesRequestId !== 'boolean') {
     throw new PayoutsConfigError('providerDedupesRequestId', 'true or false', RUNS_OWNER);
   }
@@ -161,6 +176,7 @@ export function resolvePayoutRunsOptions(options: PayoutRunsOptions): PayoutRuns
     shutdownTimeoutMs: whole('shutdownTimeoutMs', options.shutdownTimeoutMs, 30_000, 0, 10 * MINUTE_MS),
     providerDedupesRequestId,
     reconcile: resolveReconcileOptions(options.reconcile),
+    ledger,
   };
 }
 

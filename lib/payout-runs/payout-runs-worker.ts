@@ -11,6 +11,7 @@ import { stackOf } from '../common/error-stack.js';
 import { throttledErrorLog } from '../common/throttled-error-log.js';
 import { withDeadline } from '../common/with-deadline.js';
 import {
+  type CreatePayoutRequest,
   getPayoutsInstrumentationToken,
   getPayoutsServiceToken,
   PayoutsConfigError,
@@ -21,6 +22,7 @@ import { bullmq } from './bullmq-runtime.js';
 import { INTERRUPTED } from './payout-attempt-verdict.js';
 import { PayoutOutboxRelay } from './payout-outbox-relay.js';
 import { type PayoutJobData, readPayoutJobData } from './payout-job.js';
+import { PayoutJobRepair } from './payout-job-repair.js';
 import { createPayoutRunProcessor, type PayoutJobResult, subject } from './payout-run-processor.js';
 import { explorePayoutRunHandlers } from './payout-run-handlers.explorer.js';
 import { RUNS_OWNER, type PayoutRunsConfig } from './payout-runs-options.js';
@@ -37,6 +39,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
   private worker: Worker | undefined;
   /** Moves the payouts written in committed transactions to the queue, beside the worker (a durable ledger only). */
   private relay: PayoutOutboxRelay | undefined;
+  private repair: PayoutJobRepair | undefined;
   /** Payouts this instance's worker is processing now. */
   private processing = 0;
 
@@ -130,6 +133,10 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
       }
     });
     this.worker = worker;
+    if (store.durable && store.unsettled) {
+      this.repair = new PayoutJobRepair(this.runs, lockDurationMs, this.logger);
+      this.repair.start();
+    }
     this.startRelay();
   }
 
@@ -143,7 +150,15 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
     const account = this.runs.account;
     this.relay = new PayoutOutboxRelay(
       outbox,
-      (payouts) => this.runs.addJobs(payouts.map(({ request, runId, trace }) => ({ request, runId, trace }))),
+      // The job's id comes from the request_id: a batch added again after a relay died before marking it is a no-op.
+      (payouts) =>
+        this.runs.addJobs(
+          payouts.map(({ request, runId, trace }) => ({
+            request: request as unknown as CreatePayoutRequest,
+            runId,
+            ...(trace !== undefined && { trace }),
+          })),
+        ),
       this.logger,
       `account '${account}'`,
     );
@@ -169,6 +184,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
     // Its batch under way ends first (moved, or left pending for another relay), before the queue closes.
     await this.relay?.stop();
     this.relay = undefined;
+    await this.repair?.stop();
     const worker = this.worker;
     if (!worker) return;
     this.worker = undefined;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Logger, type LoggerService, type OnApplicationShutdown } from '@nestjs/common';
+import { Logger, type LoggerService, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { NOOP_INSTRUMENTATION } from '../common/noop-instrumentation.js';
 import { printable } from '../common/printable.js';
@@ -8,6 +8,8 @@ import { withDeadline } from '../common/with-deadline.js';
 import {
   type CreatePayoutRequest,
   type PayoutLedgerTransaction,
+  type PayoutLedger,
+  PayoutLedgerUnavailableError,
   PayoutRequestConflictError,
   PayoutsCallOptionsError,
   type PayoutsInstrumentation,
@@ -92,11 +94,11 @@ const RUN_ID = /^[\w.-]{1,100}$/;
  * The payout runs of one account: enqueue thousands of payouts at once, each sent at most once by the workers, follow a
  * run's progress, and decide on the payouts whose outcome is unknown. Inject it with `@InjectPayoutRuns()`.
  */
-export class PayoutRunsService implements OnApplicationShutdown {
+export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
   /** The account's BullMQ queue, also what `getPayoutRunsQueueToken()` injects (Bull Board, metrics). */
   readonly queue: Queue;
-  /** @internal The state of every payout, beside the queue. */
-  readonly store: PayoutStateStore;
+  /** @internal The record of every payout: the `ledger` option's, else Redis beside the queue. */
+  readonly store: PayoutLedger;
   /** @internal The account's instrumentation (its `PayoutsModule` registration's), set once the app is initialised. */
   instrumentation: PayoutsInstrumentation = NOOP_INSTRUMENTATION;
 
@@ -110,7 +112,20 @@ export class PayoutRunsService implements OnApplicationShutdown {
       prefix: config.prefix,
     });
     this.queue.on('error', throttledErrorLog(this.logger, `Queue ${this.queue.name}`));
-    this.store = new PayoutStateStore(this.queue, config.dedupeWindowMs);
+    this.store = config.ledger
+      ? config.ledger.create({ account })
+      : new PayoutStateStore(this.queue, config.dedupeWindowMs);
+  }
+
+  /** The ledger checks its schema (or migrates it) before anything is enqueued or sent. */
+  async onModuleInit(): Promise<void> {
+    try {
+      await this.store.open?.();
+    } catch (error) {
+      // Nest calls no shutdown hook after a failed bootstrap: the queue's connection would keep the process alive.
+      await withDeadline(this.queue.close(), 1000, () => new Error('timeout')).catch(() => this.queue.disconnect());
+      throw error;
+    }
   }
 
   /**
@@ -163,9 +178,14 @@ export class PayoutRunsService implements OnApplicationShutdown {
         .map((request, offset) => ({ request, index: start + offset }))
         .filter(({ index }) => !results[index]);
       if (pending.length === 0) continue;
-      const claims = await this.store.claim(
+      const claims = await this.claim(
         runId,
-        pending.map(({ request }) => ({ requestId: request.request_id, fingerprint: payoutFingerprint(request) })),
+        pending.map(({ request }) => ({
+          requestId: request.request_id,
+          fingerprint: payoutFingerprint(request),
+          request: request as unknown as Readonly<Record<string, unknown>>,
+        })),
+        start > 0,
       );
       pending.forEach(({ request, index }, position) => {
         const claim = claims[position]!;
@@ -241,9 +261,10 @@ export class PayoutRunsService implements OnApplicationShutdown {
     if (!record) return 'not-found';
     if (record.state !== 'unknown') return 'not-unknown';
     const job = await this.queue.getJob(payoutJobId(requestId));
-    if (!job) return 'not-found';
-    const jobState = await job.getState();
-    if (jobState !== 'completed' && jobState !== 'failed') return 'busy';
+    // A durable ledger keeps the request: its job, lost with Redis's data, is made again.
+    if (!job && !record.request) return 'not-found';
+    const jobState = job ? await job.getState() : 'missing';
+    if (jobState !== 'completed' && jobState !== 'failed' && jobState !== 'missing') return 'busy';
     const resolution: PayoutResolution = {
       decision,
       ...(typeof by === 'string' && { by }),
@@ -252,7 +273,9 @@ export class PayoutRunsService implements OnApplicationShutdown {
     };
     const resolved = await this.store.resolve(requestId, record.runId, decision, resolution);
     if (resolved !== 'resolved') return resolved === 'missing' ? 'not-found' : 'not-unknown';
-    await job.retry(jobState, { resetAttemptsMade: true, resetAttemptsStarted: true });
+    if (job)
+      await job.retry(jobState as 'completed' | 'failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+    else await this.addJobs([{ request: record.request as unknown as CreatePayoutRequest, runId: record.runId }]);
     this.instrumentation.payoutRunResolved?.(decision);
     this.logger.log(
       `Payout ${printable(requestId)} of run ${printable(record.runId)} resolved as ${decision}` +
@@ -315,6 +338,29 @@ export class PayoutRunsService implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await withDeadline(this.queue.close(), QUEUE_CLOSE_TIMEOUT_MS, () => new Error('timeout')).catch(() => undefined);
+    await this.store.close?.();
+  }
+
+  /** @internal Adds the job of a payout that the ledger holds and Redis lost (a no-op when the job is there). */
+  async addJobs(
+    payouts: readonly { request: CreatePayoutRequest; runId: string; trace?: PayoutJobData['trace'] }[],
+  ): Promise<void> {
+    await this.queue.addBulk(payouts.map(({ request, runId, trace }) => this.job(request, runId, trace)));
+  }
+
+  /** Claims a chunk; a ledger that fails after earlier chunks were written says so. */
+  private async claim(
+    runId: string,
+    items: Parameters<PayoutLedger['claim']>[1],
+    earlierWritten: boolean,
+  ): ReturnType<PayoutLedger['claim']> {
+    try {
+      return await this.store.claim(runId, items);
+    } catch (error) {
+      if (!earlierWritten || !(error instanceof PayoutLedgerUnavailableError) || error.written === 'unknown')
+        throw error;
+      throw new PayoutLedgerUnavailableError(error.operation, error.reason, 'some', error.detail);
+    }
   }
 
   private job(

@@ -38,9 +38,10 @@ export class PostgresPayoutLedger implements PayoutLedger {
 
   async open(): Promise<void> {
     const { schema, migrate, retentionDays } = this.config;
-    await this.connection('check its schema', migrate, (client) =>
-      migrate ? migratePayoutLedger(client, schema) : checkPayoutLedgerSchema(client, schema),
-    );
+    await this.connection('check its schema', migrate, async (client) => {
+      if (migrate) await migratePayoutLedger(client, schema);
+      else await checkPayoutLedgerSchema(client, schema);
+    });
     if (retentionDays !== undefined) {
       this.pruning = setInterval(() => void this.prune(retentionDays).catch(() => undefined), HOUR_MS);
       this.pruning.unref();

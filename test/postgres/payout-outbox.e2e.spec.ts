@@ -47,8 +47,11 @@ describeWithPostgres('payouts enqueued in the caller’s PostgreSQL transaction 
         backoffMs: 20,
         ledger: payoutLedgerPostgres({ pool, migrate: true }),
       });
-      queue = new Queue(payoutRunsQueueName(), { connection: { host: '127.0.0.1', port: redis.port }, prefix: 'outbox' });
-      knex = knexFactory({ client: 'pg', connection: postgres.connection(database), pool: { min: 0, max: 5 } });
+      queue = new Queue(payoutRunsQueueName(), {
+        connection: { host: '127.0.0.1', port: redis.port },
+        prefix: 'outbox',
+      });
+      knex = knexFactory({ client: 'pg', connection: postgres.url(database), pool: { min: 0, max: 5 } });
     }, 60_000);
     afterAll(async () => {
       await app?.app.close();
@@ -108,7 +111,9 @@ describeWithPostgres('payouts enqueued in the caller’s PostgreSQL transaction 
       expect(new Set(counts.keys())).toEqual(committed);
       expect([...counts.values()].every((count) => count === 1)).toBe(true);
       expect(await states('thousand')).toEqual({ sent: 700 });
-      const { rows } = await pool.query<{ n: number }>("SELECT count(*)::integer AS n FROM orders WHERE id LIKE 'tx-%'");
+      const { rows } = await pool.query<{ n: number }>(
+        "SELECT count(*)::integer AS n FROM orders WHERE id LIKE 'tx-%'",
+      );
       expect(rows[0]!.n).toBe(700);
       const handled = app.results.sent.filter((result) => result.runId === 'thousand').map((r) => r.requestId);
       expect(new Set(handled)).toEqual(committed);
