@@ -117,7 +117,7 @@ describeWithPostgres('payouts enqueued in the caller’s PostgreSQL transaction 
       expect(rows[0]!.n).toBe(700);
       const handled = app.results.sent.filter((result) => result.runId === 'thousand').map((r) => r.requestId);
       expect(new Set(handled)).toEqual(committed);
-    });
+    }, 180_000);
 
     it('queues nothing before the commit: the payout is a row of the open transaction only', async () => {
       const client = await pool.connect();
@@ -188,7 +188,7 @@ describeWithPostgres('payouts enqueued in the caller’s PostgreSQL transaction 
       await untilSent('knex', 30);
       expect([...processed('knex-').keys()].sort()).toEqual(committed.sort());
       expect([...processed('knex-').values()].every((count) => count === 1)).toBe(true);
-    });
+    }, 60_000);
 
     it('keeps committed payouts pending while Redis is down, and moves them when it is back', async () => {
       await redis.stop();
