@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { PayoutRequestConflictError } from 'nestjs-payouts';
+import { PayoutLedgerUnavailableError, PayoutRequestConflictError } from 'nestjs-payouts';
 import { payoutLedgerPostgres } from 'nestjs-payouts/postgres';
 import { type PayoutRunsOptions } from 'nestjs-payouts/payout-runs';
 import { ACCESS_TOKEN, API_KEY, payout, type RunsApp, startRunsApp } from '../payout-runs/payout-runs-test-app.js';
@@ -161,6 +161,49 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       expect(await runs.listUnknown()).toEqual({ total: 0, payouts: [] });
       expect(await statesOf(pool)).toEqual({ sent: 9, refused: 1 });
     });
+
+    it('PostgreSQL stopped mid-run: enqueue rejects with the typed error, the workers pause, and the run completes after a restart', async () => {
+      const { runs, pool, provider, logger } = await start(() => ({ kind: 'created' }), {
+        concurrency: 5,
+        backoffMs: 200,
+      });
+      await runs.enqueue(
+        Array.from({ length: 300 }, (_, i) => payout(`s-${i}`)),
+        { runId: 'outage' },
+      );
+      await eventually(async () => (provider.requests.length >= 30 ? true : undefined), 30_000, '30 payouts sent');
+
+      await server.stop();
+      const failure = await runs.enqueue([payout('late-1')], { runId: 'late' }).catch((error: unknown) => error);
+      await eventually(
+        async () =>
+          logger.messages('warn').some((line) => line.includes("the account's queue pauses")) ? true : undefined,
+        30_000,
+        'the workers pause',
+      );
+      await server.restart();
+      const progress = await untilCompleted({ runs } as RunsApp, 'outage', 60_000);
+
+      expect(failure).toBeInstanceOf(PayoutLedgerUnavailableError);
+      expect(failure).toMatchObject({
+        operation: 'record the payouts',
+        reason: 'error',
+        written: 'none',
+        retrySafe: true,
+      });
+      expect((failure as Error).message).toMatch(
+        /^The payout ledger could not record the payouts: .+; nothing was written\.$/,
+      );
+      expect((failure as Error).message).not.toContain(server.dir);
+      expect(progress.counts.sent + progress.counts.refused + progress.counts.unknown).toBe(300);
+      expect(progress.counts.total).toBe(300);
+      const states = await statesOf(pool);
+      expect((states.sent ?? 0) + (states.unknown ?? 0)).toBe(300);
+      expect(Math.max(...provider.processedCounts().values())).toBe(1);
+      expect(provider.processedCounts().size).toBeGreaterThanOrEqual(states.sent ?? 0);
+      // Enqueued again once PostgreSQL is back: nothing of it had been written.
+      expect(await runs.enqueue([payout('late-1')], { runId: 'late' })).toMatchObject({ queued: 1 });
+    }, 120_000);
 
     it.each([
       ['postgres', true],
