@@ -154,3 +154,11 @@ export type {
   PayoutLedgerState,
   PayoutLedgerUnsettled,
 } from './interfaces/payout-ledger.interface.js';
+export type {
+  PayoutLedgerOutbox,
+  PayoutLedgerTransaction,
+  PayoutPendingItem,
+  PayoutPendingRow,
+  PayoutPendingSubscription,
+  PayoutPendingWrite,
+} from './interfaces/payout-outbox.interface.js';

@@ -1,3 +1,5 @@
+import type { PayoutLedgerOutbox } from './payout-outbox.interface.js';
+
 /**
  * Where a payout of a run stands in its ledger. `pending` exists only in a ledger that takes payouts inside the
  * caller's database transaction: written, not yet handed to the queue.
@@ -108,6 +110,8 @@ export interface PayoutLedger {
   unsettled?(olderThanMs: number, after: string, limit: number): Promise<PayoutLedgerUnsettled[]>;
   /** Reaches the ledger's store over the connection it holds; rejects when it does not answer. */
   ping?(): Promise<void>;
+  /** Payouts written in the caller's own database transaction (`enqueue(items, { db })`): a durable ledger's. */
+  readonly outbox?: PayoutLedgerOutbox;
 }
 
 /** What the `ledger` option of payout runs takes: builds the ledger of one account. */

@@ -11,6 +11,7 @@ import { stackOf } from '../common/error-stack.js';
 import { throttledErrorLog } from '../common/throttled-error-log.js';
 import { withDeadline } from '../common/with-deadline.js';
 import {
+  type CreatePayoutRequest,
   getPayoutsInstrumentationToken,
   getPayoutsServiceToken,
   PayoutsConfigError,
@@ -19,6 +20,7 @@ import {
 } from '../index.js';
 import { bullmq } from './bullmq-runtime.js';
 import { INTERRUPTED } from './payout-attempt-verdict.js';
+import { PayoutOutboxRelay } from './payout-outbox-relay.js';
 import { type PayoutJobData, readPayoutJobData } from './payout-job.js';
 import { PayoutJobRepair } from './payout-job-repair.js';
 import { createPayoutRunProcessor, type PayoutJobResult, subject } from './payout-run-processor.js';
@@ -35,6 +37,8 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
   private readonly logger = new Logger('PayoutRuns');
   private payouts: PayoutsService | undefined;
   private worker: Worker | undefined;
+  /** Moves the payouts written in committed transactions to the queue, beside the worker (a durable ledger only). */
+  private relay: PayoutOutboxRelay | undefined;
   private repair: PayoutJobRepair | undefined;
   /** Payouts this instance's worker is processing now. */
   private processing = 0;
@@ -133,6 +137,32 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
       this.repair = new PayoutJobRepair(this.runs, lockDurationMs, this.logger);
       this.repair.start();
     }
+    this.startRelay();
+  }
+
+  /**
+   * The outbox's relay runs where a worker runs: an instance that only enqueues (`worker: false`) writes pending
+   * payouts, and the workers' instances, which need the queue filled, move them.
+   */
+  private startRelay(): void {
+    const { outbox } = this.runs.store;
+    if (!outbox) return;
+    const account = this.runs.account;
+    this.relay = new PayoutOutboxRelay(
+      outbox,
+      // The job's id comes from the request_id: a batch added again after a relay died before marking it is a no-op.
+      (payouts) =>
+        this.runs.addJobs(
+          payouts.map(({ request, runId, trace }) => ({
+            request: request as unknown as CreatePayoutRequest,
+            runId,
+            ...(trace !== undefined && { trace }),
+          })),
+        ),
+      this.logger,
+      `account '${account}'`,
+    );
+    this.relay.start();
   }
 
   /**
@@ -151,6 +181,9 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
   }
 
   async onModuleDestroy(): Promise<void> {
+    // Its batch under way ends first (moved, or left pending for another relay), before the queue closes.
+    await this.relay?.stop();
+    this.relay = undefined;
     await this.repair?.stop();
     const worker = this.worker;
     if (!worker) return;

@@ -7,6 +7,7 @@ import { throttledErrorLog } from '../common/throttled-error-log.js';
 import { withDeadline } from '../common/with-deadline.js';
 import {
   type CreatePayoutRequest,
+  type PayoutLedgerTransaction,
   type PayoutLedger,
   PayoutLedgerUnavailableError,
   PayoutRequestConflictError,
@@ -25,6 +26,11 @@ import { PayoutStateStore } from './payout-state-store.js';
 /** What became of one item of `enqueue()`, at its index in the array given. */
 export type PayoutEnqueueItem =
   | { readonly index: number; readonly requestId: string; readonly status: 'queued'; readonly runId: string }
+  /**
+   * Written in the transaction given as `db`, to be queued once it commits (and never if it rolls back): with `db`
+   * only, in place of `queued`.
+   */
+  | { readonly index: number; readonly requestId: string; readonly status: 'pending'; readonly runId: string }
   /** The same body was queued before under this `request_id` (within the dedupe window): nothing added. */
   | { readonly index: number; readonly requestId: string; readonly status: 'already-queued'; readonly runId: string }
   /** Nothing queued: the request is invalid, or its `request_id` is used for a different body. */
@@ -39,6 +45,8 @@ export interface PayoutEnqueueResult {
   readonly runId: string;
   readonly items: readonly PayoutEnqueueItem[];
   readonly queued: number;
+  /** Written in the transaction given as `db` (with `db` only): queued once it commits. */
+  readonly pending: number;
   readonly alreadyQueued: number;
   readonly refused: number;
 }
@@ -63,6 +71,18 @@ export interface UnknownPayout {
 
 /** What `resolveUnknown()` did: resolved, no such payout, not unknown (any more), or its handlers still running. */
 export type PayoutResolveOutcome = 'resolved' | 'not-found' | 'not-unknown' | 'busy';
+
+/** The options of `enqueue()`. */
+export interface PayoutEnqueueOptions {
+  /** The run's id: up to 100 letters, digits, `-`, `_` or `.`. Default: a random UUID. */
+  runId?: string;
+  /**
+   * Your open database transaction (a `pg` client after `BEGIN`, a TypeORM `QueryRunner`, or an adapter: see
+   * docs/payout-ledger.md), with the ledger in that database: the payouts are written there as pending, and queued
+   * once it commits; rolled back, they never existed. Without it, they are queued at once.
+   */
+  db?: PayoutLedgerTransaction;
+}
 
 /** Items validated, claimed and added at once while enqueueing. */
 const CHUNK = 500;
@@ -114,12 +134,17 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
    * one whose `request_id` is used for another body, is refused alone. Rejects only when Redis fails, or for a
    * malformed call (`PayoutsCallOptionsError`); enqueueing the same items again is then safe.
    */
-  async enqueue(items: readonly CreatePayoutRequest[], options: { runId?: string } = {}): Promise<PayoutEnqueueResult> {
+  async enqueue(
+    items: readonly CreatePayoutRequest[],
+    options: PayoutEnqueueOptions = {},
+  ): Promise<PayoutEnqueueResult> {
     if (!Array.isArray(items)) throw new PayoutsCallOptionsError('items', 'an array of payout requests');
     const runId = options?.runId ?? randomUUID();
     if (typeof runId !== 'string' || !RUN_ID.test(runId)) {
       throw new PayoutsCallOptionsError('runId', 'up to 100 letters, digits, "-", "_" or "."');
     }
+    const db = options?.db;
+    if (db !== undefined) this.checkTransaction(db);
     const results: PayoutEnqueueItem[] = Array.from({ length: items.length });
     for (let start = 0; start < items.length; start += CHUNK) {
       const chunk = items.slice(start, start + CHUNK);
@@ -141,6 +166,7 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
         }),
       );
     }
+    if (db !== undefined) return this.writePending(db, items, runId, results);
     // Every item claimed before any job is added, so that no payout completes the run before the rest is counted.
     const jobs: { name: string; data: PayoutJobData; opts: object }[] = [];
     // Stored only when something records traces, so that the worker's span joins the trace of this call.
@@ -182,14 +208,7 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
     for (let start = 0; start < jobs.length; start += CHUNK) {
       await this.queue.addBulk(jobs.slice(start, start + CHUNK));
     }
-    const count = (status: PayoutEnqueueItem['status']) => results.filter((item) => item.status === status).length;
-    return {
-      runId,
-      items: results,
-      queued: count('queued'),
-      alreadyQueued: count('already-queued'),
-      refused: count('refused'),
-    };
+    return enqueueResult(runId, results);
   }
 
   /** The counts of a run per state; `undefined` for a run id never enqueued (or past the dedupe window). */
@@ -266,14 +285,67 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
     return 'resolved';
   }
 
+  /** `enqueue()` with `db`: the valid items written as pending in the caller's transaction, nothing queued. */
+  private async writePending(
+    db: PayoutLedgerTransaction,
+    items: readonly CreatePayoutRequest[],
+    runId: string,
+    results: PayoutEnqueueItem[],
+  ): Promise<PayoutEnqueueResult> {
+    const carrier = this.instrumentation.payoutRunCarrier?.();
+    const trace = carrier && Object.keys(carrier).length > 0 ? carrier : undefined;
+    for (let start = 0; start < items.length; start += CHUNK) {
+      const valid = items
+        .slice(start, start + CHUNK)
+        .map((request, offset) => ({ request, index: start + offset }))
+        .filter(({ index }) => !results[index]);
+      if (valid.length === 0) continue;
+      const writes = await this.store.outbox!.writePending(
+        db,
+        runId,
+        valid.map(({ request }) => ({
+          requestId: request.request_id,
+          fingerprint: payoutFingerprint(request),
+          request: request as unknown as Readonly<Record<string, unknown>>,
+        })),
+        trace,
+      );
+      valid.forEach(({ request, index }, position) => {
+        const { verdict, runId: ownRunId } = writes[position]!;
+        const requestId = request.request_id;
+        results[index] =
+          verdict === 'conflict'
+            ? { index, requestId, status: 'refused', error: new PayoutRequestConflictError(requestId) }
+            : { index, requestId, status: verdict === 'pending' ? 'pending' : 'already-queued', runId: ownRunId };
+      });
+    }
+    return enqueueResult(runId, results);
+  }
+
+  /** `db` must be a transaction, and the ledger one kept in that database. */
+  private checkTransaction(db: PayoutLedgerTransaction): void {
+    if (db === null || typeof db !== 'object' || typeof (db as Partial<PayoutLedgerTransaction>).query !== 'function') {
+      throw new PayoutsCallOptionsError('db', 'your open transaction: an object with a query(text, values) method');
+    }
+    if (!this.store.outbox) {
+      throw new PayoutsCallOptionsError(
+        'db',
+        'no db without a ledger kept in that database (the ledger option: payoutLedgerPostgres({ pool }) of ' +
+          'nestjs-payouts/postgres)',
+      );
+    }
+  }
+
   async onApplicationShutdown(): Promise<void> {
     await withDeadline(this.queue.close(), QUEUE_CLOSE_TIMEOUT_MS, () => new Error('timeout')).catch(() => undefined);
     await this.store.close?.();
   }
 
   /** @internal Adds the job of a payout that the ledger holds and Redis lost (a no-op when the job is there). */
-  async addJobs(payouts: readonly { request: CreatePayoutRequest; runId: string }[]): Promise<void> {
-    await this.queue.addBulk(payouts.map(({ request, runId }) => this.job(request, runId, undefined)));
+  async addJobs(
+    payouts: readonly { request: CreatePayoutRequest; runId: string; trace?: PayoutJobData['trace'] }[],
+  ): Promise<void> {
+    await this.queue.addBulk(payouts.map(({ request, runId, trace }) => this.job(request, runId, trace)));
   }
 
   /** Claims a chunk; a ledger that fails after earlier chunks were written says so. */
@@ -310,4 +382,16 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
       },
     };
   }
+}
+
+function enqueueResult(runId: string, items: PayoutEnqueueItem[]): PayoutEnqueueResult {
+  const count = (status: PayoutEnqueueItem['status']) => items.filter((item) => item.status === status).length;
+  return {
+    runId,
+    items,
+    queued: count('queued'),
+    pending: count('pending'),
+    alreadyQueued: count('already-queued'),
+    refused: count('refused'),
+  };
 }

@@ -10,6 +10,7 @@ import type {
 import type { PayoutLedgerPostgresConfig } from './payout-ledger-postgres.js';
 import { checkPayoutLedgerSchema, migratePayoutLedger, quotedSchema } from './payout-ledger-schema.js';
 import type { PostgresPoolClient } from './postgres-pool.js';
+import { PostgresPayoutOutbox } from './postgres-payout-outbox.js';
 import { withConnection } from './postgres-statement.js';
 
 const HOUR_MS = 3_600_000;
@@ -23,6 +24,7 @@ const ISO = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-
  */
 export class PostgresPayoutLedger implements PayoutLedger {
   readonly durable = true;
+  readonly outbox: PostgresPayoutOutbox;
   private readonly s: string;
   private pruning: NodeJS.Timeout | undefined;
 
@@ -31,6 +33,7 @@ export class PostgresPayoutLedger implements PayoutLedger {
     private readonly account: string,
   ) {
     this.s = quotedSchema(config.schema);
+    this.outbox = new PostgresPayoutOutbox(config, account);
   }
 
   async open(): Promise<void> {
