@@ -50,7 +50,7 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
         ...extra,
       });
       apps.push(started);
-      return { ...started, pool, provider };
+      return { ...started, pool, api: provider };
     };
     const untilCompleted = (app: RunsApp, runId: string, timeoutMs = 30_000) =>
       eventually(
@@ -163,7 +163,7 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
     });
 
     it('PostgreSQL stopped mid-run: enqueue rejects with the typed error, the workers pause, and the run completes after a restart', async () => {
-      const { runs, pool, provider, logger } = await start(() => ({ kind: 'created' }), {
+      const { runs, pool, api, logger } = await start(() => ({ kind: 'created' }), {
         concurrency: 5,
         backoffMs: 200,
       });
@@ -171,7 +171,7 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
         Array.from({ length: 300 }, (_, i) => payout(`s-${i}`)),
         { runId: 'outage' },
       );
-      await eventually(async () => (provider.requests.length >= 30 ? true : undefined), 30_000, '30 payouts sent');
+      await eventually(async () => (api.requests.length >= 30 ? true : undefined), 30_000, '30 payouts sent');
 
       await server.stop();
       const failure = await runs.enqueue([payout('late-1')], { runId: 'late' }).catch((error: unknown) => error);
@@ -199,8 +199,8 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       expect(progress.counts.total).toBe(300);
       const states = await statesOf(pool);
       expect((states.sent ?? 0) + (states.unknown ?? 0)).toBe(300);
-      expect(Math.max(...provider.processedCounts().values())).toBe(1);
-      expect(provider.processedCounts().size).toBeGreaterThanOrEqual(states.sent ?? 0);
+      expect(Math.max(...api.processedCounts().values())).toBe(1);
+      expect(api.processedCounts().size).toBeGreaterThanOrEqual(states.sent ?? 0);
       // Enqueued again once PostgreSQL is back: nothing of it had been written.
       expect(await runs.enqueue([payout('late-1')], { runId: 'late' })).toMatchObject({ queued: 1 });
     }, 120_000);
@@ -211,14 +211,14 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
     ])(
       'FLUSHALL in the middle of a run of 2,000 (%s ledger): no request_id reaches the provider twice',
       async (_name, ledger) => {
-        const { runs, pool, provider } = await start(
+        const { runs, pool, api } = await start(
           () => ({ kind: 'created' }),
           { concurrency: 20, lockDurationMs: 1000 },
           ledger,
         );
         const items = Array.from({ length: 2000 }, (_, i) => payout(`f-${i}`));
         await runs.enqueue(items, { runId: 'flushed' });
-        await eventually(async () => (provider.requests.length >= 300 ? true : undefined), 30_000, '300 payouts sent');
+        await eventually(async () => (api.requests.length >= 300 ? true : undefined), 30_000, '300 payouts sent');
 
         const client = new Redis({ host: '127.0.0.1', port: redis.port });
         try {
@@ -232,7 +232,7 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
           const progress = await untilCompleted({ runs } as RunsApp, 'flushed', 60_000);
           expect(progress.counts.sent + progress.counts.unknown).toBe(2000);
           const rows = await rowsOf(pool, 'SELECT request_id, state FROM nestjs_payouts.payouts');
-          const processed = provider.processedCounts();
+          const processed = api.processedCounts();
           expect(
             rows.filter((row) => row.state === 'sent').every((row) => processed.get(String(row.request_id)) === 1),
           ).toBe(true);
@@ -241,10 +241,10 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
         } else {
           // Redis held both the jobs and the marks: the payouts not sent yet are gone, none is sent twice.
           expect(await runs.progress('flushed')).toBeUndefined();
-          expect(provider.processedCounts().size).toBeLessThan(2000);
+          expect(api.processedCounts().size).toBeLessThan(2000);
         }
-        expect(provider.processedCounts().size).toBeGreaterThanOrEqual(300);
-        expect(Math.max(...provider.processedCounts().values())).toBe(1);
+        expect(api.processedCounts().size).toBeGreaterThanOrEqual(300);
+        expect(Math.max(...api.processedCounts().values())).toBe(1);
       },
       120_000,
     );
