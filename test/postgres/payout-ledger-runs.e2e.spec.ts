@@ -1,7 +1,12 @@
 import { Redis } from 'ioredis';
 import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { PayoutLedgerUnavailableError, PayoutRequestConflictError } from 'nestjs-payouts';
+import {
+  getPayoutsHealthSourceToken,
+  PayoutLedgerUnavailableError,
+  PayoutRequestConflictError,
+  type PayoutsHealthSource,
+} from 'nestjs-payouts';
 import { payoutLedgerPostgres } from 'nestjs-payouts/postgres';
 import { type PayoutRunsOptions } from 'nestjs-payouts/payout-runs';
 import { ACCESS_TOKEN, API_KEY, payout, type RunsApp, startRunsApp } from '../payout-runs/payout-runs-test-app.js';
@@ -204,6 +209,33 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       // Enqueued again once PostgreSQL is back: nothing of it had been written.
       expect(await runs.enqueue([payout('late-1')], { runId: 'late' })).toMatchObject({ queued: 1 });
     }, 120_000);
+
+    it('gives up on a parked payout once across instances: the ledger records it with the payout', async () => {
+      const reconcile = { lookup: () => 'unknown' as const, settleAfterMs: 0, sweepEveryMs: 100, giveUpAfterMs: 1000 };
+      const first = await start(() => ({ kind: 'failed', status: 500 }), { reconcile });
+      const reconciled = async (app: RunsApp) =>
+        (await app.app.get<PayoutsHealthSource>(getPayoutsHealthSourceToken('payout-runs')).figures!()).reconciled!;
+      await first.runs.enqueue([payout('g-1')], { runId: 'give-up' });
+      await eventually(async () => ((await reconciled(first)).givenUp === 1 ? true : undefined), 20_000, 'a give-up');
+      await first.app.close();
+      apps.splice(apps.indexOf(first), 1);
+
+      const second = await startRunsApp(first.api.baseUrl, {
+        connection: { host: '127.0.0.1', port: redis.port },
+        prefix: `ledger${prefixes}`,
+        rateLimit: false,
+        ledger: payoutLedgerPostgres({ pool: first.pool }),
+        reconcile,
+      });
+      apps.push(second);
+      await eventually(async () => ((await reconciled(second)).unknown >= 3 ? true : undefined), 20_000, 'more sweeps');
+
+      expect(await reconciled(second)).toMatchObject({ givenUp: 0 });
+      expect(second.logger.messages('error').filter((line) => line.includes('giveUpAfterMs'))).toEqual([]);
+      expect(
+        await rowsOf(first.pool, 'SELECT state, given_up_at IS NOT NULL AS given_up FROM nestjs_payouts.payouts'),
+      ).toEqual([{ state: 'unknown', given_up: true }]);
+    }, 60_000);
 
     it.each([
       ['postgres', true],
