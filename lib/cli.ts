@@ -43,7 +43,10 @@ async function runPayoutRunsCommand(args: string[]): Promise<number> {
     output.err(`Error: ${error.message}`);
     return EXIT_USAGE;
   }
-  return command.runPayoutRunsCommand(args, output, process.env);
+  // `--ledger postgres` loads the PostgreSQL ledger, and pg with it, only when given.
+  const openLedger: import('./payout-runs/cli/payout-runs-command.js').LedgerOpener = async (ledger, timeoutMs) =>
+    (await import('./postgres/cli/postgres-ledger-opener.js')).openPostgresLedger(ledger, timeoutMs);
+  return command.runPayoutRunsCommand(args, output, process.env, openLedger);
 }
 
 /** Loaded only when asked for; it names what to install when pg is missing. */

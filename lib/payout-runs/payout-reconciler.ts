@@ -148,8 +148,7 @@ export class PayoutReconciler implements OnApplicationBootstrap, OnModuleDestroy
       this.counts.failed += 1;
       this.logger.warn(`${what}: the lookup ${answer.failed}; it stays parked`);
     }
-    if (parkedFor >= reconcile.giveUpAfterMs && !this.givenUp.has(requestId)) {
-      this.givenUp.add(requestId);
+    if (parkedFor >= reconcile.giveUpAfterMs && (await this.firstGiveUp(requestId))) {
       this.counts.givenUp += 1;
       this.runs.instrumentation.payoutRunGivenUp?.();
       this.logger.error(
@@ -158,6 +157,16 @@ export class PayoutReconciler implements OnApplicationBootstrap, OnModuleDestroy
       );
     }
     return 'parked';
+  }
+
+  /**
+   * Whether this is the first time the sweep gives up on the payout: once per instance, and once in all where the
+   * ledger records it (a durable ledger keeps it with the payout, whichever instance sweeps next).
+   */
+  private async firstGiveUp(requestId: string): Promise<boolean> {
+    if (this.givenUp.has(requestId)) return false;
+    this.givenUp.add(requestId);
+    return this.runs.store.markGivenUp ? this.runs.store.markGivenUp(requestId) : true;
   }
 
   /** The answer within `lookupTimeoutMs`, or why there is none; a thrown error's message is never repeated. */

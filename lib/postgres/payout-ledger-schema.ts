@@ -17,7 +17,7 @@ export function quotedSchema(schema: string): string {
  * waits, then finds nothing left to do. A schema newer than this package knows is left alone and refused.
  */
 export async function migratePayoutLedger(
-  client: PostgresPoolClient,
+  client: Pick<PostgresPoolClient, 'query'>,
   schema: string,
 ): Promise<{ from: number; to: number }> {
   const s = quotedSchema(schema);
@@ -47,7 +47,10 @@ export async function migratePayoutLedger(
 }
 
 /** Refuses a schema that is missing, older or newer than the one this package writes, naming what to do. */
-export async function checkPayoutLedgerSchema(client: PostgresPoolClient, schema: string): Promise<void> {
+export async function checkPayoutLedgerSchema(
+  client: Pick<PostgresPoolClient, 'query'>,
+  schema: string,
+): Promise<void> {
   let found: number;
   try {
     found = await versionIn(client, quotedSchema(schema));
@@ -60,7 +63,7 @@ export async function checkPayoutLedgerSchema(client: PostgresPoolClient, schema
   throw new PayoutLedgerSchemaError(schema, problem, found, PAYOUT_LEDGER_SCHEMA_VERSION);
 }
 
-async function versionIn(client: PostgresPoolClient, s: string): Promise<number> {
+async function versionIn(client: Pick<PostgresPoolClient, 'query'>, s: string): Promise<number> {
   const { rows } = await client.query(`SELECT coalesce(max(version), 0)::integer AS version FROM ${s}.schema_version`);
   return Number(rows[0]!.version);
 }

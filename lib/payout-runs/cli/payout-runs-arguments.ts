@@ -26,12 +26,17 @@ Options:
                           out of the process list)
   --account <name>        The PayoutsModule registration's name (default: the unnamed one)
   --prefix <prefix>       BullMQ's key prefix, when PayoutRunsModule was given one (default: bull)
+  --ledger postgres       The runs keep their ledger in PostgreSQL (payoutLedgerPostgres()): read and
+                          resolve there (needs pg)
+  --database-url <url>    With --ledger postgres: postgresql://[user:password@]host[:port]/database
+                          (default: the DATABASE_URL environment variable)
+  --schema <name>         With --ledger postgres: the ledger's schema (default: nestjs_payouts)
   --limit <n>             unknown: how many to list at most (default: 100)
   --timeout-ms <n>        How long to wait for Redis (default: 5000)
   -h, --help              Show this help
 
 Exit status: 0 on success, 1 when the run or the unknown payout is not found (or not unknown),
-2 for invalid options or when Redis cannot be reached.`;
+2 for invalid options or when Redis (or the ledger's PostgreSQL) cannot be reached.`;
 
 export type PayoutRunsInvocation = {
   readonly connection: RedisUrlConnection;
@@ -39,6 +44,8 @@ export type PayoutRunsInvocation = {
   readonly prefix: string | undefined;
   readonly limit: number;
   readonly timeoutMs: number;
+  /** Where the ledger is when it is not Redis. */
+  readonly ledger: PostgresLedgerArgument | undefined;
 } & (
   | { readonly action: 'progress'; readonly runId: string }
   | { readonly action: 'unknown' }
@@ -50,6 +57,15 @@ export type PayoutRunsInvocation = {
       readonly note: string | undefined;
     }
 );
+
+/** `--ledger postgres` and its connection, never echoed: the URL may hold a password. */
+export interface PostgresLedgerArgument {
+  readonly kind: 'postgres';
+  readonly databaseUrl: string;
+  readonly schema: string;
+}
+
+const SCHEMA = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /** The parsed command line, `'help'`, or the message of the first problem found. */
 export function parsePayoutRunsArguments(
@@ -79,6 +95,9 @@ function parse(args: string[], env: NodeJS.ProcessEnv): PayoutRunsInvocation | '
       note: { type: 'string' },
       limit: { type: 'string' },
       'timeout-ms': { type: 'string' },
+      ledger: { type: 'string' },
+      'database-url': { type: 'string' },
+      schema: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -96,6 +115,7 @@ function parse(args: string[], env: NodeJS.ProcessEnv): PayoutRunsInvocation | '
     prefix: values.prefix,
     limit: wholeNumberArgument('--limit', values.limit, 100),
     timeoutMs: wholeNumberArgument('--timeout-ms', values['timeout-ms'], 5000),
+    ledger: ledgerArgument(values, env),
   };
   if (action === 'progress') {
     if (values.run === undefined) throw new InvalidArgument('progress takes --run <id>');
@@ -106,4 +126,33 @@ function parse(args: string[], env: NodeJS.ProcessEnv): PayoutRunsInvocation | '
   if (values.as !== 'sent' && values.as !== 'absent')
     throw new InvalidArgument('resolve takes --as sent or --as absent');
   return { ...common, action, requestId: values['request-id'], decision: values.as, by: values.by, note: values.note };
+}
+
+function ledgerArgument(
+  values: { ledger?: string; 'database-url'?: string; schema?: string },
+  env: NodeJS.ProcessEnv,
+): PostgresLedgerArgument | undefined {
+  if (values.ledger === undefined || values.ledger === 'redis') {
+    if (values['database-url'] !== undefined || values.schema !== undefined) {
+      throw new InvalidArgument('--database-url and --schema go with --ledger postgres');
+    }
+    return undefined;
+  }
+  if (values.ledger !== 'postgres') throw new InvalidArgument('--ledger must be redis or postgres');
+  const databaseUrl = values['database-url'] ?? (env.DATABASE_URL || undefined);
+  if (databaseUrl === undefined) {
+    throw new InvalidArgument('--ledger postgres takes --database-url (or the DATABASE_URL environment variable)');
+  }
+  let protocol: string;
+  try {
+    protocol = new URL(databaseUrl).protocol;
+  } catch {
+    protocol = '';
+  }
+  if (protocol !== 'postgresql:' && protocol !== 'postgres:') {
+    throw new InvalidArgument('--database-url must be a postgresql:// or postgres:// URL');
+  }
+  const schema = values.schema ?? 'nestjs_payouts';
+  if (!SCHEMA.test(schema)) throw new InvalidArgument('--schema must be a lower-case name of letters, digits and "_"');
+  return { kind: 'postgres', databaseUrl, schema };
 }

@@ -5,10 +5,16 @@ import {
   type RedisUrlConnection,
 } from '../../common/redis-url-connection.js';
 import { withDeadline } from '../../common/with-deadline.js';
+import { type PayoutLedgerFactory, PayoutsError } from '../../index.js';
 import { PAYOUT_STATES } from '../payout-state-store.js';
 import { resolvePayoutRunsOptions } from '../payout-runs-options.js';
 import { PayoutRunsService } from '../payout-runs.service.js';
-import { parsePayoutRunsArguments, PAYOUT_RUNS_USAGE, type PayoutRunsInvocation } from './payout-runs-arguments.js';
+import {
+  parsePayoutRunsArguments,
+  PAYOUT_RUNS_USAGE,
+  type PayoutRunsInvocation,
+  type PostgresLedgerArgument,
+} from './payout-runs-arguments.js';
 
 export const EXIT_OK = 0;
 export const EXIT_NOT_FOUND = 1;
@@ -27,11 +33,21 @@ class RedisUnreachable extends Error {}
 /** A logger that says nothing: the command prints its own lines. */
 const SILENT = { log() {}, error() {}, warn() {} };
 
+/**
+ * Opens the ledger `--ledger postgres` names. The command line's entry point gives it, loading
+ * `nestjs-payouts/postgres` (and `pg`) only then; it rejects with a message to print, such as what to install.
+ */
+export type LedgerOpener = (
+  ledger: PostgresLedgerArgument,
+  timeoutMs: number,
+) => Promise<{ factory: PayoutLedgerFactory; close(): Promise<void> }>;
+
 /** Runs `nestjs-payouts payout-runs …` and resolves with the process exit status. */
 export async function runPayoutRunsCommand(
   args: string[],
   output: CommandOutput,
   env: NodeJS.ProcessEnv,
+  openLedger?: LedgerOpener,
 ): Promise<number> {
   const parsed = parsePayoutRunsArguments(args, env);
   if (parsed === 'help') {
@@ -43,7 +59,16 @@ export async function runPayoutRunsCommand(
     output.err('Run "nestjs-payouts payout-runs --help" for the options.');
     return EXIT_USAGE;
   }
-  output = redacted(output, parsed.connection);
+  output = redacted(output, parsed.connection, parsed.ledger);
+  let ledger: Awaited<ReturnType<LedgerOpener>> | undefined;
+  if (parsed.ledger) {
+    try {
+      ledger = await openLedger!(parsed.ledger, parsed.timeoutMs);
+    } catch (error) {
+      output.err(`Error: ${printed(error instanceof Error ? error.message : String(error))}`);
+      return EXIT_USAGE;
+    }
+  }
   const where =
     `the payout runs of ${printed(parsed.account ?? 'the unnamed account')} ` +
     `at ${printed(describeConnection(parsed.connection))}`;
@@ -54,22 +79,29 @@ export async function runPayoutRunsCommand(
     ...(parsed.account !== undefined && { account: parsed.account }),
     rateLimit: false,
     worker: false,
+    ...(ledger && { ledger: ledger.factory }),
   });
   const runs = new PayoutRunsService(config, parsed.account ?? 'default', SILENT);
   const errors: Error[] = [];
   runs.queue.on('error', (error) => errors.push(error));
   try {
     return await withDeadline(
-      perform(runs, parsed, where, output),
+      // The ledger's schema is checked first, as at an app's boot.
+      runs.onModuleInit().then(() => perform(runs, parsed, where, output)),
       parsed.timeoutMs,
       () => new RedisUnreachable(errors[0]?.message ?? 'no reply'),
     );
   } catch (error) {
+    if (error instanceof PayoutsError) {
+      output.err(`Error: ${printed(error.message)}`);
+      return EXIT_USAGE;
+    }
     const reason = error instanceof RedisUnreachable ? error.message : (errors[0]?.message ?? String(error));
     output.err(`Error: cannot reach Redis for ${where} (${printed(reason)}).`);
     return EXIT_USAGE;
   } finally {
     await withDeadline(runs.queue.close(), 1000, () => new Error('timeout')).catch(() => runs.queue.disconnect());
+    await ledger?.close();
   }
 }
 
@@ -142,7 +174,16 @@ function printed(value: string): string {
 }
 
 /** The URL's credentials never reach the output, whatever an error message echoes. */
-function redacted(output: CommandOutput, connection: RedisUrlConnection): CommandOutput {
-  const hide = connectionSecretsHidden(connection);
+function redacted(
+  output: CommandOutput,
+  connection: RedisUrlConnection,
+  ledger: PostgresLedgerArgument | undefined,
+): CommandOutput {
+  const hideRedis = connectionSecretsHidden(connection);
+  const password = ledger ? decodeURIComponent(new URL(ledger.databaseUrl).password) : '';
+  const hide = (line: string) => {
+    const shown = hideRedis(line);
+    return password.length >= 4 ? shown.split(password).join('redacted') : shown;
+  };
   return { out: (line) => output.out(hide(line)), err: (line) => output.err(hide(line)) };
 }

@@ -2,7 +2,7 @@ import { escapeControls } from '../../common/printable.js';
 import { withDeadline } from '../../common/with-deadline.js';
 import { PayoutLedgerSchemaError } from '../../index.js';
 import { migratePayoutLedger } from '../payout-ledger-schema.js';
-import type { PostgresPoolClient } from '../postgres-pool.js';
+import { loadPg, type PgClient, type PgModule } from './pg-module.js';
 import { parsePostgresArguments, POSTGRES_USAGE, type PostgresMigrateInvocation } from './postgres-arguments.js';
 
 export const EXIT_OK = 0;
@@ -13,14 +13,6 @@ export interface CommandOutput {
   out(line: string): void;
   err(line: string): void;
 }
-
-/** The part of node-postgres's `Client` the command uses. */
-interface PgClient extends Omit<PostgresPoolClient, 'release'> {
-  connect(): Promise<unknown>;
-  end(): Promise<void>;
-  on(event: 'error', listener: (error: Error) => void): unknown;
-}
-type PgModule = { Client: new (config: { connectionString: string }) => PgClient };
 
 class NoReply extends Error {}
 
@@ -51,15 +43,11 @@ export async function runPostgresCommand(
 async function migrate(pg: PgModule, invocation: PostgresMigrateInvocation, output: CommandOutput): Promise<number> {
   const { databaseUrl, schema, timeoutMs } = invocation;
   const where = `schema ${schema} of ${describe(databaseUrl)}`;
-  const client = new pg.Client({ connectionString: databaseUrl });
+  const client: PgClient = new pg.Client({ connectionString: databaseUrl });
   client.on('error', () => undefined);
   try {
     await withDeadline(client.connect(), timeoutMs, () => new NoReply());
-    const { from, to } = await withDeadline(
-      migratePayoutLedger(client as never, schema),
-      timeoutMs,
-      () => new NoReply(),
-    );
+    const { from, to } = await withDeadline(migratePayoutLedger(client, schema), timeoutMs, () => new NoReply());
     output.out(
       from === to
         ? `The payout ledger's ${where} is at version ${to}: nothing to do.`
@@ -75,16 +63,6 @@ async function migrate(pg: PgModule, invocation: PostgresMigrateInvocation, outp
     return EXIT_USAGE;
   } finally {
     await withDeadline(client.end(), 1000, () => new NoReply()).catch(() => undefined);
-  }
-}
-
-async function loadPg(): Promise<PgModule | undefined> {
-  try {
-    const module = (await import('pg')) as unknown as { default?: PgModule } & PgModule;
-    return module.default ?? module;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') return undefined;
-    throw error;
   }
 }
 
