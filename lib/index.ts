@@ -137,6 +137,11 @@ export { PayoutsAccessTokenError } from './errors/payouts-access-token.error.js'
 export { NotificationHandlerScopeError } from './errors/notification-handler-scope.error.js';
 export { RedisDedupeStoreError, type RedisDedupeStoreOperation } from './errors/redis-dedupe-store.error.js';
 export { NotificationEnqueueError } from './errors/notification-enqueue.error.js';
+export {
+  PayoutRunEnqueueError,
+  type PayoutRunEnqueueItemState,
+  type PayoutRunEnqueueItemStatus,
+} from './errors/payout-run-enqueue.error.js';
 export { NotificationHandlersError } from './errors/notification-handlers.error.js';
 export { PayoutRequestConflictError } from './errors/payout-request-conflict.error.js';
 export { PayoutLedgerUnavailableError, type PayoutLedgerWritten } from './errors/payout-ledger-unavailable.error.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { CreatePayoutRequest } from '../index.js';
+import { type CreatePayoutRequest, PayoutValidationError } from '../index.js';
 
 /**
  * What a job holds: the payout request as given, its run, and the trace context of its `enqueue()` when telemetry
@@ -24,22 +24,40 @@ export function payoutJobId(requestId: string): string {
 }
 
 /**
+ * How deep a request may nest. Far beyond any payout body, and low enough that fingerprinting, storing and sending it
+ * never exhaust the stack.
+ */
+export const MAX_PAYOUT_DEPTH = 64;
+
+/**
  * A fingerprint of the body: the same payout written with its fields in another order has the same one, any other
- * difference a different one.
+ * difference a different one. Throws `PayoutValidationError` for a body nested deeper than `MAX_PAYOUT_DEPTH` (or
+ * holding itself), naming its top-level field.
  */
 export function payoutFingerprint(request: CreatePayoutRequest): string {
-  return createHash('sha256').update(canonicalJson(request)).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson(request, 0, ''))
+    .digest('hex');
 }
 
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, field]) => field !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, field]) => `${JSON.stringify(key)}:${canonicalJson(field)}`).join(',')}}`;
+function canonicalJson(value: unknown, depth: number, field: string): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (depth >= MAX_PAYOUT_DEPTH) {
+    throw new PayoutValidationError([
+      { path: field, messages: [`must not nest more than ${MAX_PAYOUT_DEPTH} levels deep`] },
+    ]);
   }
-  return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item, depth + 1, field)).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, item]) => item !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const json = (key: string, item: unknown) => canonicalJson(item, depth + 1, depth === 0 ? fieldName(key) : field);
+  return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${json(key, item)}`).join(',')}}`;
+}
+
+/** A top-level field as an error names it: an unknown field's name is the caller's text, so only a plain one. */
+function fieldName(key: string): string {
+  return /^[\w.-]{1,64}$/.test(key) ? key : '(a field)';
 }
 
 /** Job data as a worker reads it back: `undefined` when it is not what this version writes. */

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { LoggerService } from '@nestjs/common';
-import type { Queue } from 'bullmq';
 import { stackOf } from '../common/error-stack.js';
 import { printable } from '../common/printable.js';
 import { EMPTY_CARRIER, NOOP_PAYOUT_RUN_JOB_TRACE } from '../common/noop-instrumentation.js';
@@ -52,8 +51,12 @@ interface StoredOutcome {
 export interface PayoutRunProcessorDeps {
   readonly account: string;
   readonly config: PayoutRunsConfig;
-  readonly queue: Queue;
   readonly store: PayoutLedger;
+  /**
+   * Pauses the account's queue on every worker for `ms` at least, never shortening a longer pause: resolves with the
+   * pause in force. In Redis, with the queue, whichever ledger holds the payouts.
+   */
+  readonly pauseAtLeast: (ms: number) => Promise<number>;
   readonly payouts: PayoutsService;
   readonly handlers: ReadonlyMap<PayoutRunEvent, readonly PayoutRunHandler[]>;
   readonly logger: LoggerService;
@@ -167,8 +170,11 @@ async function send(
   }
   if (verdict.kind === 'throttled') {
     const pauseMs = Math.min(Math.max(verdict.retryAfterMs ?? deps.config.backoffMs, MIN_PAUSE_MS), MAX_PAUSE_MS);
-    deps.logger.warn(`${subject(data)}: HTTP ${verdict.error.status}; the account's queue pauses for ${pauseMs} ms`);
-    await deps.queue.rateLimit(pauseMs);
+    const inForceMs = await deps.pauseAtLeast(pauseMs);
+    deps.logger.warn(
+      `${subject(data)}: HTTP ${verdict.error.status}; the account's queue pauses for ${pauseMs} ms` +
+        (inForceMs > pauseMs ? ` (it stays paused for the ${inForceMs} ms of a longer pause already asked)` : ''),
+    );
     // Back to the waiting jobs without using up an attempt: the provider did not process it.
     throw bullmq.Worker.RateLimitError();
   }
@@ -190,7 +196,7 @@ async function beginOrPause(
   } catch (error) {
     if (!(error instanceof PayoutLedgerUnavailableError)) throw error;
     deps.logger.warn(`${subject(data)}: ${error.message}; the account's queue pauses for ${deps.config.backoffMs} ms`);
-    await deps.queue.rateLimit(deps.config.backoffMs);
+    await deps.pauseAtLeast(deps.config.backoffMs);
     throw bullmq.Worker.RateLimitError();
   }
 }
@@ -264,9 +270,12 @@ async function runHandlers(
   const outcomes = await Promise.allSettled(pending.map(async (call) => call.run()));
   const succeeded = pending.filter((_, index) => outcomes[index]!.status === 'fulfilled').map((call) => call.name);
   const failed = pending.filter((_, index) => outcomes[index]!.status === 'rejected');
-  // Kept only for a job that runs again: a handler that succeeded is then not run again.
-  if (failed.length === 0) return record.state;
+  // Kept for a job that runs again, so that a handler that succeeded is not run again: one with a handler that failed,
+  // and the payout that completes its run, whose end is handled once even when BullMQ runs its job again (its worker
+  // lost the lock, a stalled event loop, before the job was marked completed).
+  if (failed.length === 0 && !record.completesRun) return record.state;
   if (succeeded.length > 0) await deps.store.markHandled(record.requestId, [...record.handled, ...succeeded]);
+  if (failed.length === 0) return record.state;
   outcomes.forEach((outcome, index) => {
     if (outcome.status === 'rejected') {
       deps.logger.warn(`${pending[index]!.name} failed on ${subject(data)}: ${stackOf(outcome.reason)}`);

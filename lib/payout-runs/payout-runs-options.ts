@@ -61,6 +61,11 @@ export interface PayoutRunsOptions {
   /** How long shutdown waits for the payouts being sent before it lets the process go. Default `30000`. */
   shutdownTimeoutMs?: number;
   /**
+   * How long `enqueue()` waits for each reply of Redis (a chunk's claim, a chunk's add) before it rejects with a
+   * `PayoutRunEnqueueError`, also while the connection is still being made. Default `10000`.
+   */
+  enqueueTimeoutMs?: number;
+  /**
    * Set only for a provider that documents deduplicating `request_id`: an unknown outcome is then retried with the
    * same `request_id`, within `attempts`, instead of parked. Default `false`.
    */
@@ -94,6 +99,7 @@ export interface PayoutRunsConfig {
   readonly worker: boolean;
   readonly lockDurationMs: number;
   readonly shutdownTimeoutMs: number;
+  readonly enqueueTimeoutMs: number;
   readonly providerDedupesRequestId: boolean;
   readonly reconcile: PayoutReconcileConfig | undefined;
   readonly ledger: PayoutLedgerFactory | undefined;
@@ -118,6 +124,7 @@ const OPTION_KEYS = optionKeys<PayoutRunsOptions>()(
   'worker',
   'lockDurationMs',
   'shutdownTimeoutMs',
+  'enqueueTimeoutMs',
   'providerDedupesRequestId',
   'reconcile',
   'ledger',
@@ -174,6 +181,7 @@ export function resolvePayoutRunsOptions(options: PayoutRunsOptions): PayoutRuns
     worker,
     lockDurationMs: whole('lockDurationMs', options.lockDurationMs, 30_000, 100, 10 * MINUTE_MS),
     shutdownTimeoutMs: whole('shutdownTimeoutMs', options.shutdownTimeoutMs, 30_000, 0, 10 * MINUTE_MS),
+    enqueueTimeoutMs: whole('enqueueTimeoutMs', options.enqueueTimeoutMs, 10_000, 1, 10 * MINUTE_MS),
     providerDedupesRequestId,
     reconcile: resolveReconcileOptions(options.reconcile),
     ledger,

@@ -94,8 +94,8 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
     const processor = createPayoutRunProcessor({
       account: this.runs.account,
       config: this.config,
-      queue,
       store,
+      pauseAtLeast: (ms) => this.runs.redisState.pauseAtLeast(ms),
       payouts: this.payouts!,
       handlers,
       logger: this.logger,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Logger, type LoggerService, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { NOOP_INSTRUMENTATION } from '../common/noop-instrumentation.js';
-import { printable } from '../common/printable.js';
+import { escapeControls, printable } from '../common/printable.js';
 import { throttledErrorLog } from '../common/throttled-error-log.js';
 import { withDeadline } from '../common/with-deadline.js';
 import {
@@ -11,6 +11,8 @@ import {
   type PayoutLedger,
   PayoutLedgerUnavailableError,
   PayoutRequestConflictError,
+  PayoutRunEnqueueError,
+  type PayoutRunEnqueueItemStatus,
   PayoutsCallOptionsError,
   type PayoutsInstrumentation,
   PayoutValidationError,
@@ -84,6 +86,20 @@ export interface PayoutEnqueueOptions {
   db?: PayoutLedgerTransaction;
 }
 
+/** One job as `addBulk()` takes it. */
+interface PayoutJobSpec {
+  readonly name: string;
+  readonly data: PayoutJobData;
+  readonly opts: object;
+}
+
+/** Redis gave no reply to one step of an enqueue in time. */
+class RedisStepTimeout extends Error {
+  constructor(ms: number) {
+    super(`Redis gave no reply within enqueueTimeoutMs (${ms} ms)`);
+  }
+}
+
 /** Items validated, claimed and added at once while enqueueing. */
 const CHUNK = 500;
 /** How long closing the producer waits for Redis, which may be away. */
@@ -99,6 +115,8 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
   readonly queue: Queue;
   /** @internal The record of every payout: the `ledger` option's, else Redis beside the queue. */
   readonly store: PayoutLedger;
+  /** @internal What payout runs keep in Redis beside the queue, whatever the ledger: the pauses of the queue. */
+  readonly redisState: PayoutStateStore;
   /** @internal The account's instrumentation (its `PayoutsModule` registration's), set once the app is initialised. */
   instrumentation: PayoutsInstrumentation = NOOP_INSTRUMENTATION;
 
@@ -112,9 +130,8 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
       prefix: config.prefix,
     });
     this.queue.on('error', throttledErrorLog(this.logger, `Queue ${this.queue.name}`));
-    this.store = config.ledger
-      ? config.ledger.create({ account })
-      : new PayoutStateStore(this.queue, config.dedupeWindowMs);
+    this.redisState = new PayoutStateStore(this.queue, config.dedupeWindowMs);
+    this.store = config.ledger ? config.ledger.create({ account }) : this.redisState;
   }
 
   /** The ledger checks its schema (or migrates it) before anything is enqueued or sent. */
@@ -131,8 +148,9 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
   /**
    * Validates every item with `createPayout()`'s rules, then queues each valid one under its `request_id` (one job per
    * `request_id` per account, within the dedupe window), and resolves with what became of each. An invalid item, or
-   * one whose `request_id` is used for another body, is refused alone. Rejects only when Redis fails, or for a
-   * malformed call (`PayoutsCallOptionsError`); enqueueing the same items again is then safe.
+   * one whose `request_id` is used for another body, is refused alone. Rejects with `PayoutRunEnqueueError` when Redis
+   * fails or gives no reply within `enqueueTimeoutMs` (saying what is known of each item), or for a malformed call
+   * (`PayoutsCallOptionsError`); enqueueing the same items again is then safe.
    */
   async enqueue(
     items: readonly CreatePayoutRequest[],
@@ -146,6 +164,34 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
     const db = options?.db;
     if (db !== undefined) this.checkTransaction(db);
     const results: PayoutEnqueueItem[] = Array.from({ length: items.length });
+    const fingerprints = await this.fingerprintValid(items, results);
+    if (db !== undefined) return this.writePending(db, items, runId, results);
+    // What is known of each item so far, should Redis fail before the end.
+    const known: PayoutRunEnqueueItemStatus[] = items.map(() => 'not-queued');
+    try {
+      const jobs = await this.claimAll(runId, items, fingerprints, results, known);
+      for (let start = 0; start < jobs.length; start += CHUNK) {
+        const chunk = jobs.slice(start, start + CHUNK);
+        chunk.forEach(({ index }) => (known[index] = 'maybe-queued'));
+        await this.redisStep(this.queue.addBulk(chunk.map(({ job }) => job)));
+        chunk.forEach(({ index }) => (known[index] = 'queued'));
+      }
+    } catch (error) {
+      throw this.enqueueError(runId, items, results, known, error);
+    }
+    return enqueueResult(runId, results);
+  }
+
+  /**
+   * Validates each item, refusing an invalid one in `results`, and fingerprints each valid one. Everything that can
+   * refuse an item happens here, before any `request_id` is claimed, so that one bad item never leaves the others
+   * claimed without their jobs.
+   */
+  private async fingerprintValid(
+    items: readonly CreatePayoutRequest[],
+    results: PayoutEnqueueItem[],
+  ): Promise<(string | undefined)[]> {
+    const fingerprints: (string | undefined)[] = Array.from({ length: items.length });
     for (let start = 0; start < items.length; start += CHUNK) {
       const chunk = items.slice(start, start + CHUNK);
       await Promise.all(
@@ -153,6 +199,7 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
           const index = start + offset;
           try {
             await validatePayoutRequest(request);
+            fingerprints[index] = payoutFingerprint(request);
           } catch (error) {
             if (!(error instanceof PayoutValidationError)) throw error;
             const requestId = (request as { request_id?: unknown } | null)?.request_id;
@@ -166,9 +213,21 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
         }),
       );
     }
-    if (db !== undefined) return this.writePending(db, items, runId, results);
-    // Every item claimed before any job is added, so that no payout completes the run before the rest is counted.
-    const jobs: { name: string; data: PayoutJobData; opts: object }[] = [];
+    return fingerprints;
+  }
+
+  /**
+   * Claims every valid item, chunk by chunk, before any job is added, so that no payout completes the run before the
+   * rest is counted; returns the jobs to add.
+   */
+  private async claimAll(
+    runId: string,
+    items: readonly CreatePayoutRequest[],
+    fingerprints: readonly (string | undefined)[],
+    results: PayoutEnqueueItem[],
+    known: PayoutRunEnqueueItemStatus[],
+  ): Promise<{ index: number; job: PayoutJobSpec }[]> {
+    const jobs: { index: number; job: PayoutJobSpec }[] = [];
     // Stored only when something records traces, so that the worker's span joins the trace of this call.
     const carrier = this.instrumentation.payoutRunCarrier?.();
     const trace = carrier && Object.keys(carrier).length > 0 ? carrier : undefined;
@@ -178,14 +237,15 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
         .map((request, offset) => ({ request, index: start + offset }))
         .filter(({ index }) => !results[index]);
       if (pending.length === 0) continue;
-      const claims = await this.claim(
+      const claims = await this.claimChunk(
         runId,
-        pending.map(({ request }) => ({
+        pending.map(({ request, index }) => ({
           requestId: request.request_id,
-          fingerprint: payoutFingerprint(request),
+          fingerprint: fingerprints[index]!,
           request: request as unknown as Readonly<Record<string, unknown>>,
         })),
-        start > 0,
+        pending.map(({ index }) => index),
+        known,
       );
       pending.forEach(({ request, index }, position) => {
         const claim = claims[position]!;
@@ -200,15 +260,47 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
           status: claim.verdict === 'queued' ? 'queued' : 'already-queued',
           runId: claim.runId,
         };
-        // Added again while still queued: a crash between the claim and the add left no job (a second add of the id
-        // changes nothing).
-        if (claim.state === 'queued') jobs.push(this.job(request, claim.runId, trace));
+        // Still queued: its job may be missing (an earlier enqueue claimed it and Redis failed before the add), so it
+        // is added (again: a second add of the id changes nothing). Past queued, a job took it up.
+        if (claim.state === 'queued') {
+          // A durable ledger's payout is queued by the job repair even if the add below fails.
+          known[index] = claim.verdict === 'queued' && !this.store.durable ? 'not-queued' : 'maybe-queued';
+          jobs.push({ index, job: this.job(request, claim.runId, trace) });
+        } else {
+          known[index] = 'queued';
+        }
       });
     }
-    for (let start = 0; start < jobs.length; start += CHUNK) {
-      await this.queue.addBulk(jobs.slice(start, start + CHUNK));
+    return jobs;
+  }
+
+  /** One reply of Redis while enqueueing, bounded by `enqueueTimeoutMs`. */
+  private redisStep<T>(pending: Promise<T>): Promise<T> {
+    const { enqueueTimeoutMs } = this.config;
+    return withDeadline(pending, enqueueTimeoutMs, () => new RedisStepTimeout(enqueueTimeoutMs));
+  }
+
+  private enqueueError(
+    runId: string,
+    items: readonly CreatePayoutRequest[],
+    results: readonly PayoutEnqueueItem[],
+    known: readonly PayoutRunEnqueueItemStatus[],
+    error: unknown,
+  ): PayoutRunEnqueueError {
+    const states = items.map((request, index) => {
+      const result = results[index];
+      if (result?.status === 'refused') return { index, requestId: result.requestId, status: 'refused' as const };
+      const requestId = (request as { request_id?: unknown }).request_id;
+      return { index, requestId: typeof requestId === 'string' ? requestId : undefined, status: known[index]! };
+    });
+    if (error instanceof RedisStepTimeout) {
+      return new PayoutRunEnqueueError(runId, 'timeout', states, error.message);
     }
-    return enqueueResult(runId, results);
+    if (error instanceof PayoutLedgerUnavailableError) {
+      return new PayoutRunEnqueueError(runId, error.reason, states, error.message.replace(/\.$/, ''), { cause: error });
+    }
+    const detail = `Redis or BullMQ reported an error (${error instanceof Error ? error.message : String(error)})`;
+    return new PayoutRunEnqueueError(runId, 'error', states, escapeControls(detail, 300), { cause: error });
   }
 
   /** The counts of a run per state; `undefined` for a run id never enqueued (or past the dedupe window). */
@@ -348,26 +440,28 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
     await this.queue.addBulk(payouts.map(({ request, runId, trace }) => this.job(request, runId, trace)));
   }
 
-  /** Claims a chunk; a ledger that fails after earlier chunks were written says so. */
-  private async claim(
+  /**
+   * Claims a chunk in the ledger: Redis's within `enqueueTimeoutMs`, a durable ledger's within its own time limit.
+   * Items the ledger may have written before it failed are `maybe-queued`: its job repair queues what it holds.
+   */
+  private async claimChunk(
     runId: string,
     items: Parameters<PayoutLedger['claim']>[1],
-    earlierWritten: boolean,
+    indexes: readonly number[],
+    known: PayoutRunEnqueueItemStatus[],
   ): ReturnType<PayoutLedger['claim']> {
+    if (!this.store.durable) return this.redisStep(this.store.claim(runId, items));
     try {
       return await this.store.claim(runId, items);
     } catch (error) {
-      if (!earlierWritten || !(error instanceof PayoutLedgerUnavailableError) || error.written === 'unknown')
-        throw error;
-      throw new PayoutLedgerUnavailableError(error.operation, error.reason, 'some', error.detail);
+      if (error instanceof PayoutLedgerUnavailableError && error.written !== 'none') {
+        for (const index of indexes) known[index] = 'maybe-queued';
+      }
+      throw error;
     }
   }
 
-  private job(
-    request: CreatePayoutRequest,
-    runId: string,
-    trace: PayoutJobData['trace'],
-  ): { name: string; data: PayoutJobData; opts: object } {
+  private job(request: CreatePayoutRequest, runId: string, trace: PayoutJobData['trace']): PayoutJobSpec {
     const { attempts, backoffMs, dedupeWindowMs } = this.config;
     const age = Math.ceil(dedupeWindowMs / 1000);
     return {

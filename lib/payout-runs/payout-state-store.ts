@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { PayoutCountedState, PayoutLedger, PayoutLedgerRecord } from '../index.js';
 import { payoutKey } from './payout-job.js';
-import { BEGIN, CLAIM, RESOLVE, SETTLE } from './run-scripts.js';
+import { BEGIN, CLAIM, PAUSE, RESOLVE, SETTLE } from './run-scripts.js';
 import { ACQUIRE_SWEEP, RELEASE_SWEEP, RENEW_SWEEP } from './reconcile-scripts.js';
 
 /** Where a payout of a run stands, as its run's counts say. */
@@ -26,6 +26,7 @@ const SCRIPTS = {
   payoutRunsBegin: { numberOfKeys: 2, lua: BEGIN },
   payoutRunsSettle: { numberOfKeys: 3, lua: SETTLE },
   payoutRunsResolve: { numberOfKeys: 3, lua: RESOLVE },
+  payoutRunsPause: { numberOfKeys: 1, lua: PAUSE },
   payoutRunsAcquireSweep: { numberOfKeys: 1, lua: ACQUIRE_SWEEP },
   payoutRunsRenewSweep: { numberOfKeys: 1, lua: RENEW_SWEEP },
   payoutRunsReleaseSweep: { numberOfKeys: 1, lua: RELEASE_SWEEP },
@@ -138,6 +139,15 @@ export class PayoutStateStore implements PayoutLedger {
       '',
       requestId,
     ])) as 'resolved' | 'missing' | PayoutState;
+  }
+
+  /**
+   * Pauses the account's queue on every worker for `ms` at least, never shortening a longer pause in force; resolves
+   * with the pause in force.
+   */
+  async pauseAtLeast(ms: number): Promise<number> {
+    const args = [this.queue.keys.limiter, ms, String(Number.MAX_SAFE_INTEGER)];
+    return Number(await this.run('payoutRunsPause', args));
   }
 
   /** The sweep lock of the unknown outcomes (see `reconcile-scripts.ts`): `true` while `token` holds it. */

@@ -102,3 +102,17 @@ redis.call('HSET', KEYS[1], 'state', to, 'resolution', ARGV[2], 'since', ARGV[3]
 redis.call('HDEL', KEYS[1], 'completes')
 return 'resolved'
 `;
+
+/**
+ * Pauses the account's queue for ARGV[1] ms, unless it is paused for longer already: a pause is only ever extended,
+ * so a `503` without `Retry-After` never cuts short the `Retry-After` of an earlier `429`, whichever worker got each.
+ * KEYS[1] is BullMQ's limiter key; ARGV[2], above any limit's `max`, holds every worker until the key expires, as
+ * BullMQ's own `rateLimit()` does. Returns the pause in force, in ms.
+ */
+export const PAUSE = `
+local ms = tonumber(ARGV[1])
+local left = redis.call('PTTL', KEYS[1])
+if left > ms then ms = left end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ms)
+return ms
+`;

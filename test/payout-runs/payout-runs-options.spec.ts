@@ -28,6 +28,7 @@ describe('PayoutRunsModule options', () => {
       dedupeWindowMs: 30 * 24 * 60 * 60 * 1000,
       attempts: 5,
       worker: true,
+      enqueueTimeoutMs: 10_000,
       providerDedupesRequestId: false,
     });
   });
@@ -59,6 +60,8 @@ describe('PayoutRunsModule options', () => {
     [{ connection, rateLimit, attempts: 0 }, 'attempts', 'a whole number from 1 to 1000'],
     [{ connection, rateLimit, dedupeWindowMs: 10 }, 'dedupeWindowMs', 'a whole number from 1000 to 34560000000'],
     [{ connection, rateLimit, worker: 'yes' }, 'worker', 'true or false'],
+    [{ connection, rateLimit, enqueueTimeoutMs: 0 }, 'enqueueTimeoutMs', 'a whole number from 1 to 600000'],
+    [{ connection, rateLimit, enqueueTimeoutMs: 2.5 }, 'enqueueTimeoutMs', 'a whole number from 1 to 600000'],
     [
       { connection, rateLimit, providerDedupesRequestIds: true },
       'providerDedupesRequestIds',

@@ -43,6 +43,13 @@ const plan: ProviderPlan = (requestId, seenBefore) => {
   return { kind: 'created' };
 };
 
+/** The error line of a worker that got the reply of a payout another worker had parked after it lost its lock. */
+const LATE_REPLY =
+  /^error Payout (rp-\d{5}) of run two-thousand ended \w+ after it was parked as unknown \(this worker had lost its lock\)/;
+/** BullMQ's error when a worker renews, or moves on, a job whose lock it lost. */
+const LOCK_LOST =
+  /^error Worker of queue payout-runs: (?:Missing lock for job|Lock mismatch for job|could not renew lock for job) (payout-[0-9a-f]{64})\b/;
+
 /** Where the queue lives: a single redis-server, or a three-node cluster, with how the test and the workers reach it. */
 /** bullmq 5 (the Nest 11 leg) types connections with its own copy of ioredis; the app's client works all the same. */
 function asBullmqConnection(client: Cluster): ConnectionOptions {
@@ -145,7 +152,12 @@ function killedWorkerScenario(name: string, setup: () => Promise<Topology>, payo
       expect(new Set([...reset.map((item) => item.requestId), ...interrupted])).toEqual(
         new Set([...resets, ...interrupted]),
       );
-      expect(interrupted.length).toBeLessThanOrEqual(CONCURRENCY);
+      // A worker whose event loop stalls longer than its lock (a loaded machine) loses the lock of the payouts it is
+      // sending: BullMQ runs each again, which parks it as unknown, and the reply that comes later to the first worker
+      // is logged and changes nothing. Parked that way, or in flight on the killed worker: nothing else is parked.
+      const lateReplies = lines(LATE_REPLY).map((line) => LATE_REPLY.exec(line)![1]!);
+      expect(lateReplies.every((id) => interrupted.includes(id))).toBe(true);
+      expect(interrupted.length).toBeLessThanOrEqual(CONCURRENCY + lateReplies.length);
       expect(counts.refused).toBe(refusals.filter((id) => !interrupted.includes(id)).length);
       expect(counts.unknown).toBe(new Set([...resets, ...interrupted]).size);
 
@@ -168,7 +180,15 @@ function killedWorkerScenario(name: string, setup: () => Promise<Topology>, payo
       expect(
         survivor.linesMatching(/^completed two-thousand$/).length + killed!.linesMatching(/^completed /).length,
       ).toBe(1);
-      expect(lines(/^error /).filter((line) => !line.includes('failed for good'))).toEqual([]);
+      // Errors: none but BullMQ's about the lock of a job of this run that a stall made the worker lose, and the late
+      // replies above, whose payouts are parked.
+      const jobIds = new Set(Array.from({ length: payouts }, (_, index) => payoutJobId(idAt(index))));
+      const unexpected = lines(/^error /).filter((line) => {
+        if (line.includes('failed for good') || LATE_REPLY.test(line)) return false;
+        const lockLost = LOCK_LOST.exec(line);
+        return !lockLost || !jobIds.has(lockLost[1]!);
+      });
+      expect(unexpected).toEqual([]);
     }, 120_000);
   });
 }

@@ -27,9 +27,15 @@ export class RecordedResults {
   readonly completed: PayoutRunSummary[] = [];
   failSent = 0;
   failUnknown = 0;
+  /** The sent handler's next call keeps the event loop busy this long first, as a loaded machine can. */
+  starveOnSentMs = 0;
 
   @OnPayoutSent()
   onSent(result: PayoutRunResult): void {
+    if (this.starveOnSentMs > 0) {
+      starveEventLoop(this.starveOnSentMs);
+      this.starveOnSentMs = 0;
+    }
     if (this.failSent > 0) {
       this.failSent -= 1;
       throw new Error('the ledger is away');
@@ -109,4 +115,12 @@ export function payout(requestId: string, value = '10.00'): CreatePayoutRequest 
     reference: `Payout ${requestId}`,
     request_id: requestId,
   };
+}
+
+/** What a loaded machine does to a worker: its event loop runs nothing for `ms`, timers and lock renewals included. */
+export function starveEventLoop(ms: number): void {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    // Busy on purpose: nothing else of this process runs meanwhile.
+  }
 }

@@ -5,6 +5,7 @@ import {
   getPayoutsHealthSourceToken,
   PayoutLedgerUnavailableError,
   PayoutRequestConflictError,
+  PayoutRunEnqueueError,
   type PayoutsHealthSource,
 } from 'nestjs-payouts';
 import { payoutLedgerPostgres } from 'nestjs-payouts/postgres';
@@ -189,15 +190,23 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       await server.restart();
       const progress = await untilCompleted({ runs } as RunsApp, 'outage', 60_000);
 
-      expect(failure).toBeInstanceOf(PayoutLedgerUnavailableError);
+      expect(failure).toBeInstanceOf(PayoutRunEnqueueError);
       expect(failure).toMatchObject({
+        runId: 'late',
+        reason: 'error',
+        retrySafe: true,
+        items: [{ index: 0, requestId: 'late-1', status: 'not-queued' }],
+      });
+      const cause = (failure as Error).cause;
+      expect(cause).toBeInstanceOf(PayoutLedgerUnavailableError);
+      expect(cause).toMatchObject({
         operation: 'record the payouts',
         reason: 'error',
         written: 'none',
         retrySafe: true,
       });
       expect((failure as Error).message).toMatch(
-        /^The payout ledger could not record the payouts: .+; nothing was written\.$/,
+        /^Payout run late was not fully enqueued: The payout ledger could not record the payouts: .+; nothing was written\. Of 1 items, 0 queued, 0 maybe queued, 1 not queued, 0 refused\./,
       );
       expect((failure as Error).message).not.toContain(server.dir);
       expect(progress.counts.sent + progress.counts.refused + progress.counts.unknown).toBe(300);
