@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { PayoutsCallOptionsError, type PayoutLedgerTransaction } from 'nestjs-payouts';
+import { PayoutLedgerUnavailableError, PayoutsCallOptionsError, type PayoutLedgerTransaction } from 'nestjs-payouts';
 import { payoutJobId, payoutRunsQueueName } from 'nestjs-payouts/payout-runs';
 import { payoutLedgerPostgres } from 'nestjs-payouts/postgres';
 import { payout, type RunsApp, startRunsApp } from '../payout-runs/payout-runs-test-app.js';
@@ -188,6 +188,44 @@ describeWithPostgres('payouts enqueued in the caller’s PostgreSQL transaction 
       await untilSent('knex', 30);
       expect([...processed('knex-').keys()].sort()).toEqual(committed.sort());
       expect([...processed('knex-').values()].every((count) => count === 1)).toBe(true);
+    }, 60_000);
+
+    it('takes a transaction whose query resolves with the rows themselves, as TypeORM’s QueryRunner does', async () => {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const db: PayoutLedgerTransaction = { query: async (text, values) => (await client.query(text, values)).rows };
+        const result = await app.runs.enqueue([payout('rows-1'), payout('rows-2')], { runId: 'rows', db });
+        expect(result).toMatchObject({ pending: 2, refused: 0 });
+        const again = await app.runs.enqueue([payout('rows-1')], { runId: 'rows', db });
+        expect(again).toMatchObject({ pending: 0, alreadyQueued: 1 });
+        await client.query('COMMIT');
+      } finally {
+        client.release();
+      }
+      await untilSent('rows', 2);
+      expect([...processed('rows-').keys()].sort()).toEqual(['rows-1', 'rows-2']);
+    });
+
+    it('rejects within the ledger’s timeoutMs with PayoutLedgerUnavailableError while another transaction holds the request_id', async () => {
+      const [holder, waiter] = [await pool.connect(), await pool.connect()];
+      try {
+        await holder.query('BEGIN');
+        await app.runs.enqueue([payout('held-1')], { runId: 'held', db: holder });
+        await waiter.query('BEGIN');
+        const refused = await app.runs
+          .enqueue([payout('held-1')], { runId: 'held', db: waiter })
+          .catch((error: unknown) => error);
+        expect(refused).toBeInstanceOf(PayoutLedgerUnavailableError);
+        expect(refused).toMatchObject({ reason: 'timeout', written: 'unknown', retrySafe: true });
+        expect((refused as Error).message).toContain('roll the transaction back');
+        await holder.query('ROLLBACK');
+        await waiter.query('ROLLBACK');
+      } finally {
+        holder.release();
+        waiter.release();
+      }
+      expect(await states('held')).toEqual({});
     }, 60_000);
 
     it('keeps committed payouts pending while Redis is down, and moves them when it is back', async () => {
