@@ -95,7 +95,7 @@ describeWithPostgres('nestjs-payouts payout-runs --ledger postgres (real process
         await rowsOf(pool, "SELECT resolved_by FROM nestjs_payouts.payouts WHERE request_id = 'cli-unknown'"),
       ).toEqual([{ resolved_by: 'ops' }]);
       expect([progress, unknown, resolved].map((run) => run.stdout + run.stderr).join('')).not.toContain(PASSWORD);
-    });
+    }, 90_000);
 
     it('exits 2 naming the option or the missing schema, never printing the password', async () => {
       const runs = await Promise.all([
@@ -111,6 +111,6 @@ describeWithPostgres('nestjs-payouts payout-runs --ledger postgres (real process
         'Error: The payout ledger\'s schema "other_ledger" does not exist: run "npx nestjs-payouts postgres migrate',
       );
       expect(runs.map((run) => run.stdout + run.stderr).join('')).not.toContain(PASSWORD);
-    });
+    }, 60_000);
   });
 });

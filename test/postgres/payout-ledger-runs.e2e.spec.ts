@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
@@ -166,6 +167,31 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       ]);
       expect(await runs.listUnknown()).toEqual({ total: 0, payouts: [] });
       expect(await statesOf(pool)).toEqual({ sent: 9, refused: 1 });
+
+      // The three queries of the guide, as printed there, on this run.
+      const [unknownSql, totalsSql, beneficiarySql] = [
+        ...readFileSync(new URL('../../docs/payout-ledger.md', import.meta.url), 'utf8').matchAll(
+          /```sql\n([\s\S]*?)```/g,
+        ),
+      ].map((match) => match[1]!.replace("'sellers-2025-03'", "'month-end'"));
+      expect(await rowsOf(pool, unknownSql!)).toEqual([]);
+      expect(await rowsOf(pool, totalsSql!)).toEqual([
+        { state: 'refused', currency: 'KES', payouts: '1', amount: '10.00' },
+        { state: 'sent', currency: 'KES', payouts: '9', amount: '90.00' },
+      ]);
+      const paid = await rowsOf(pool, beneficiarySql!);
+      expect(paid).toHaveLength(9);
+      expect(paid.find((row) => row.request_id === 'p-unknown')).toMatchObject({
+        amount: '10.00',
+        currency: 'KES',
+        provider_id: null,
+        resolution_decision: 'sent',
+        resolved_by: 'ops@example.com',
+      });
+      expect(paid.find((row) => row.request_id === 'p-0')).toMatchObject({
+        provider_id: 'po_p-0',
+        resolution_decision: null,
+      });
     });
 
     it('PostgreSQL stopped mid-run: enqueue rejects with the typed error, the workers pause, and the run completes after a restart', async () => {

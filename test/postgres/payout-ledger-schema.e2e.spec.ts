@@ -23,14 +23,14 @@ describeWithPostgres('the payout ledger schema (a real PostgreSQL)', () => {
 
     beforeAll(async () => {
       [server, redis] = await Promise.all([PostgresServer.start(), RedisServer.start()]);
-    });
+    }, 60_000);
     afterAll(async () => {
       await Promise.all([server?.close(), redis?.close()]);
-    });
+    }, 60_000);
     afterEach(async () => {
       await Promise.all(apps.splice(0).map((started) => started.app.close()));
       await Promise.all(pools.splice(0).map((pool) => pool.end()));
-    });
+    }, 60_000);
 
     const database = async () => {
       const fresh = await freshDatabase(server);
@@ -70,7 +70,7 @@ describeWithPostgres('the payout ledger schema (a real PostgreSQL)', () => {
       expect(first.stdout + second.stdout).not.toContain(PASSWORD);
       expect(await tables(pool)).toEqual(['payout_runs', 'payouts', 'schema_version', 'sweep_locks']);
       expect(await rowsOf(pool, 'SELECT version FROM nestjs_payouts.schema_version')).toEqual([{ version: 1 }]);
-    });
+    }, 60_000);
 
     it('applies the migrations once when two processes run the command at once', async () => {
       const { url, pool } = await database();
@@ -85,7 +85,7 @@ describeWithPostgres('the payout ledger schema (a real PostgreSQL)', () => {
       expect(runs.filter((run) => run.stdout.includes('from version 0 to 1'))).toHaveLength(1);
       expect(runs.filter((run) => run.stdout.includes('nothing to do'))).toHaveLength(2);
       expect(await rowsOf(pool, 'SELECT version FROM payouts_ledger.schema_version')).toEqual([{ version: 1 }]);
-    });
+    }, 60_000);
 
     it.each([
       [[], {}, '--database-url is required (or the DATABASE_URL environment variable)'],
@@ -100,14 +100,18 @@ describeWithPostgres('the payout ledger schema (a real PostgreSQL)', () => {
         '--schema must be a lower-case name',
       ],
       [['--timeout-ms', 'soon'], { DATABASE_URL: 'postgresql://127.0.0.1/x' }, '--timeout-ms must be a whole number'],
-    ])('exits 2 naming the option for %j', async (args, env, problem) => {
-      const run = await runCli(['postgres', 'migrate', ...args], 15_000, { DATABASE_URL: '', ...env });
+    ])(
+      'exits 2 naming the option for %j',
+      async (args, env, problem) => {
+        const run = await runCli(['postgres', 'migrate', ...args], 15_000, { DATABASE_URL: '', ...env });
 
-      expect(run.code).toBe(2);
-      expect(run.stdout).toBe('');
-      expect(run.stderr).toContain(`Error: ${problem}`);
-      expect(run.stderr).not.toContain(PASSWORD);
-    });
+        expect(run.code).toBe(2);
+        expect(run.stdout).toBe('');
+        expect(run.stderr).toContain(`Error: ${problem}`);
+        expect(run.stderr).not.toContain(PASSWORD);
+      },
+      60_000,
+    );
 
     it('exits 2 without the password when PostgreSQL cannot be reached', async () => {
       const url = `postgresql://postgres:${PASSWORD}@${encodeURIComponent(server.dir)}-gone:5432/nowhere`;
@@ -119,7 +123,7 @@ describeWithPostgres('the payout ledger schema (a real PostgreSQL)', () => {
         /^Error: cannot migrate the payout ledger's schema nestjs_payouts of database nowhere on .+-gone:5432 \(.+\)\.\n$/,
       );
       expect(run.stderr).not.toContain(PASSWORD);
-    });
+    }, 60_000);
 
     it('migrates at boot with migrate: true, two apps at once', async () => {
       const { pool } = await database();
@@ -129,7 +133,7 @@ describeWithPostgres('the payout ledger schema (a real PostgreSQL)', () => {
       expect(await tables(pool)).toEqual(['payout_runs', 'payouts', 'schema_version', 'sweep_locks']);
       expect(await rowsOf(pool, 'SELECT version FROM nestjs_payouts.schema_version')).toEqual([{ version: 1 }]);
       expect(await one.runs.progress('none')).toBeUndefined();
-    });
+    }, 60_000);
 
     it('refuses to boot on a missing schema, naming the command to run', async () => {
       const { pool } = await database();
@@ -142,7 +146,7 @@ describeWithPostgres('the payout ledger schema (a real PostgreSQL)', () => {
         'The payout ledger\'s schema "payouts_missing" does not exist: run "npx nestjs-payouts postgres migrate ' +
           '--schema payouts_missing" with DATABASE_URL set (or pass migrate: true to payoutLedgerPostgres())',
       );
-    });
+    }, 60_000);
 
     it('refuses to boot on a schema newer than it knows, by the option and by the command too', async () => {
       const { url, pool } = await database();
@@ -168,6 +172,6 @@ describeWithPostgres('the payout ledger schema (a real PostgreSQL)', () => {
       expect(command.code).toBe(1);
       expect(command.stderr).toContain('is at version 2, newer than this version of nestjs-payouts knows (1)');
       expect(await rowsOf(pool, 'SELECT max(version) AS v FROM nestjs_payouts.schema_version')).toEqual([{ v: 2 }]);
-    });
+    }, 60_000);
   });
 });
