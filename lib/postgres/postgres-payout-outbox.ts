@@ -41,7 +41,8 @@ export class PostgresPayoutOutbox implements PayoutLedgerOutbox {
     private readonly account: string,
   ) {
     this.s = quotedSchema(config.schema);
-    this.channel = `${config.schema}.pending`;
+    // A channel's name is an identifier: 63 bytes at most (the schema's name is ASCII, up to 63 characters itself).
+    this.channel = `${config.schema}.pending`.slice(0, 63);
   }
 
   async writePending(
