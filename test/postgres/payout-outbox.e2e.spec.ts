@@ -228,6 +228,31 @@ describeWithPostgres('payouts enqueued in the caller’s PostgreSQL transaction 
       expect(await states('held')).toEqual({});
     }, 60_000);
 
+    it('notifies its relays under a schema whose name is as long as PostgreSQL allows (63 characters)', async () => {
+      const schema = `outbox_${'s'.repeat(56)}`;
+      const longNamed = await startRunsApp(provider.baseUrl, {
+        connection: { host: '127.0.0.1', port: redis.port },
+        prefix: 'outbox-long-schema',
+        rateLimit: false,
+        ledger: payoutLedgerPostgres({ pool, schema, migrate: true }),
+      });
+      try {
+        const client = await pool.connect();
+        try {
+          await client.query('BEGIN');
+          const result = await longNamed.runs.enqueue([payout('long-1')], { runId: 'long', db: client });
+          expect(result.pending).toBe(1);
+          await client.query('COMMIT');
+        } finally {
+          client.release();
+        }
+        await eventually(async () => (longNamed.results.sent.length === 1 ? true : undefined), 30_000, 'sent');
+        expect(longNamed.results.sent.map((sent) => sent.requestId)).toEqual(['long-1']);
+      } finally {
+        await longNamed.app.close();
+      }
+    });
+
     it('keeps committed payouts pending while Redis is down, and moves them when it is back', async () => {
       await redis.stop();
       for (let index = 0; index < 10; index++) await order(`redis-down-${index}`, 'redis-down', true);
