@@ -8,6 +8,12 @@ export interface PostgresPoolClient {
   query(text: string, values?: unknown[]): Promise<PostgresQueryResult>;
   /** Given an error, node-postgres closes the connection rather than reusing it. */
   release(error?: Error | boolean): void;
+  /**
+   * node-postgres emits a connection's failure (the server stopped mid-statement) on the client it lent; with no
+   * listener, that would end the process. The ledger listens while it holds the client: the statement rejects anyway.
+   */
+  on?(event: 'error', listener: (error: Error) => void): unknown;
+  off?(event: 'error', listener: (error: Error) => void): unknown;
 }
 
 /**

@@ -33,13 +33,18 @@ export async function withConnection<T>(
       );
     throw unavailable(operation, error, 'none', timeoutMs);
   }
+  const ignore = () => undefined;
+  client.on?.('error', ignore);
   try {
     const result = await withDeadline(work(client), timeoutMs, () => new NoReply());
+    client.off?.('error', ignore);
     client.release();
     return result;
   } catch (error) {
     const refused = sqlState(error) !== undefined && !CONNECTION_CLASSES.has(sqlState(error)!.slice(0, 2));
-    // A statement the server refused leaves the connection usable; anything else closes it.
+    // A statement the server refused leaves the connection usable; anything else closes it, keeping the listener,
+    // as its socket may still report the failure.
+    if (refused) client.off?.('error', ignore);
     client.release(refused ? undefined : error instanceof Error ? error : true);
     // The package's own errors (a schema refused) pass through as they are.
     if (error instanceof PayoutsError) throw error;
