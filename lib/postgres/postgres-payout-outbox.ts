@@ -154,6 +154,8 @@ export class PostgresPayoutOutbox implements PayoutLedgerOutbox {
       closed = true;
       client.off('notification', onNotification);
       client.off('error', fail);
+      // Its socket may still report a failure once closed: heard, so that it does not end the process.
+      client.on('error', () => undefined);
       // Not handed back for reuse: a pooled connection still listening would get notifications nobody reads.
       client.release(error);
     };
