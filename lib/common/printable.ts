@@ -32,11 +32,19 @@ export function escapeControls(value: string, max = Number.POSITIVE_INFINITY): s
 }
 
 /**
- * A value from outside as it may appear in a log line: as is when plain, else quoted, with backslashes and quotes
- * escaped and every unsafe character escaped (see {@link escapeControls}); 100 characters at most.
+ * A value from outside as it may appear in a log line: as is when plain, else quoted (see {@link quoted}); 100
+ * characters at most.
  */
 export function printable(value: string): string {
   if (/^[\w./[\]+-]{1,100}$/.test(value)) return value;
-  const cut = value.length > MAX_PRINTED ? `${value.slice(0, MAX_PRINTED)}…` : value;
-  return `"${escapeControls(cut.replace(/[\\"]/g, (c) => `\\${c}`))}"`;
+  return quoted(value.length > MAX_PRINTED ? `${value.slice(0, MAX_PRINTED)}…` : value);
+}
+
+/**
+ * A value from outside in double quotes, whole, as an error message names it (`Payout request "req_1"`): backslashes
+ * and quotes escaped, so that the quotes show where it ends, and every unsafe character escaped (see
+ * {@link escapeControls}), so that the message is one safe line wherever it is printed.
+ */
+export function quoted(value: string): string {
+  return `"${escapeControls(value.replace(/[\\"]/g, (c) => `\\${c}`))}"`;
 }

@@ -8,21 +8,35 @@ export interface RedisUrlConnection {
   tls?: object;
 }
 
-/** The connection options of `url`, or `undefined` when it is no Redis URL. */
+/**
+ * The connection options of `url`, or `undefined` when it is no Redis URL: another scheme, no host, a database that is
+ * not a number, or a user name or password that is not valid percent-encoding.
+ */
 export function redisUrlConnection(url: string): RedisUrlConnection | undefined {
   if (!URL.canParse(url)) return undefined;
   const parsed = new URL(url);
-  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') return undefined;
+  if ((parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') || parsed.hostname === '') return undefined;
   const db = parsed.pathname.replace(/^\//, '');
   if (db !== '' && !/^\d+$/.test(db)) return undefined;
+  const username = decoded(parsed.username);
+  const password = decoded(parsed.password);
+  if (username === undefined || password === undefined) return undefined;
   return {
     host: parsed.hostname.replace(/^\[|\]$/g, ''),
     port: parsed.port === '' ? 6379 : Number(parsed.port),
-    ...(parsed.username !== '' && { username: decodeURIComponent(parsed.username) }),
-    ...(parsed.password !== '' && { password: decodeURIComponent(parsed.password) }),
+    ...(username !== '' && { username }),
+    ...(password !== '' && { password }),
     ...(db !== '' && { db: Number(db) }),
     ...(parsed.protocol === 'rediss:' && { tls: {} }),
   };
+}
+
+function decoded(part: string): string | undefined {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return undefined;
+  }
 }
 
 /** `host:port` of a connection, what the command shows of it: never the credentials. */

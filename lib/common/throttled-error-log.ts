@@ -1,4 +1,4 @@
-import type { LoggerService } from '@nestjs/common';
+import type { PackageLogger } from './package-logger.js';
 
 const INTERVAL_MS = 60_000;
 
@@ -7,7 +7,7 @@ const INTERVAL_MS = 60_000;
  * away: the first at once, then at most one a minute with the count of those left out. Listening to them also keeps
  * an unhandled `error` event from ending the process.
  */
-export function throttledErrorLog(logger: LoggerService, what: string): (error: Error) => void {
+export function throttledErrorLog(logger: PackageLogger, what: string): (error: Error) => void {
   let lastAt = Number.NEGATIVE_INFINITY;
   let skipped = 0;
   return (error) => {

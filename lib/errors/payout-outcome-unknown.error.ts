@@ -1,3 +1,4 @@
+import { quoted } from '../common/printable.js';
 import { callSubject, type PayoutsCallTarget } from './payouts-call-target.js';
 import { PayoutsError } from './payouts.error.js';
 
@@ -30,7 +31,8 @@ export class PayoutOutcomeUnknownError extends PayoutsError {
     readonly code: string,
     details: PayoutOutcomeUnknownDetails = {},
   ) {
-    const check = requestId === undefined ? 'Check its outcome' : `Check its outcome with request_id "${requestId}"`;
+    const check =
+      requestId === undefined ? 'Check its outcome' : `Check its outcome with request_id ${quoted(requestId)}`;
     super(
       `${callSubject(requestId, details)} may or may not have been processed: ${describe(code, details)}. ` +
         `${check} before trying again.`,

@@ -77,7 +77,7 @@ const SECRET_ENTRY_KEYS = optionKeys<NotificationSecretEntry>()('value', 'label'
 const DEDUPE_OPTION_KEYS = optionKeys<NotificationDedupeOptions>()('store', 'ttlMs', 'maxEntries');
 
 const VERIFICATION_EXAMPLE =
-  'notifications: { verification: { secret: { value: process.env.NOTIFICATIONS_SECRET } } } ' +
+  'notifications: { verification: { secret: { value: process.env.PAYOUTS_NOTIFICATIONS_SECRET } } } ' +
   "(or allowedIps, verify, or 'none'), or notifications: false for an app that receives no notifications";
 
 /**
@@ -202,7 +202,7 @@ function resolveVerification(verification: unknown): NotificationVerificationCon
 function resolveSecret(secret: NotificationVerificationOptions['secret']): NotificationSecretConfig {
   const option = 'notifications.verification.secret';
   if (secret === null || typeof secret !== 'object') {
-    throw new PayoutsConfigError(option, '{ value: process.env.NOTIFICATIONS_SECRET }');
+    throw new PayoutsConfigError(option, '{ value: process.env.PAYOUTS_NOTIFICATIONS_SECRET }');
   }
   rejectUnknownKeys(secret, SECRET_OPTION_KEYS, option);
   const { value, queryParam, header } = secret;
@@ -224,8 +224,8 @@ function resolveSecret(secret: NotificationVerificationOptions['secret']): Notif
 
 const SECRET_LIST_EXAMPLE =
   'a non-empty string, or a non-empty array of { value, label, notAfter? } such as ' +
-  "[{ value: process.env.NOTIFICATIONS_SECRET, label: '2026-11' }, " +
-  "{ value: process.env.OLD_NOTIFICATIONS_SECRET, label: '2026-05', notAfter: '2026-12-01T00:00:00Z' }]";
+  "[{ value: process.env.PAYOUTS_NOTIFICATIONS_SECRET, label: '2026-11' }, " +
+  "{ value: process.env.PAYOUTS_NOTIFICATIONS_SECRET_PREVIOUS, label: '2026-05', notAfter: '2026-12-01T00:00:00Z' }]";
 
 /** A single secret, or the list of secrets accepted while rotating; never echoes a value. */
 function resolveSecretValues(value: unknown, option: string): NotificationSecretValue[] {
@@ -256,18 +256,33 @@ function resolveSecretValues(value: unknown, option: string): NotificationSecret
   });
 }
 
+const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T[\d:.]+(?:Z|[+-]\d{2}:\d{2})$/i;
+
+/**
+ * `Date.parse` rolls a day past the end of its month over into the next (`2026-02-30` is 2 March): a date that does
+ * not exist is refused instead, as it is surely a typo and the secret would otherwise expire on a day nobody chose.
+ */
+function parseExistingDateTime(text: string): number {
+  const date = ISO_DATE_TIME.exec(text);
+  if (date === null) return Number.NaN;
+  const [year, month, day] = date.slice(1, 4).map(Number) as [number, number, number];
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const daysInMonth = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth ? Date.parse(text) : Number.NaN;
+}
+
 function resolveNotAfter(notAfter: unknown, option: string): number | undefined {
   if (notAfter === undefined) return undefined;
   const time =
     notAfter instanceof Date
       ? notAfter.getTime()
-      : typeof notAfter === 'string' && /^\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:\d{2})$/i.test(notAfter)
-        ? Date.parse(notAfter)
+      : typeof notAfter === 'string'
+        ? parseExistingDateTime(notAfter)
         : Number.NaN;
   if (Number.isNaN(time)) {
     throw new PayoutsConfigError(
       option,
-      'a Date, or an ISO 8601 date-time string with its offset, such as "2026-12-01T00:00:00Z"',
+      'a Date, or an ISO 8601 date-time string of a day that exists, with its offset, such as "2026-12-01T00:00:00Z"',
     );
   }
   return time;

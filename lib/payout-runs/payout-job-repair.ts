@@ -1,4 +1,4 @@
-import type { LoggerService } from '@nestjs/common';
+import type { PackageLogger } from '../common/package-logger.js';
 import type { CreatePayoutRequest } from '../index.js';
 import { payoutJobId } from './payout-job.js';
 import type { PayoutRunsService } from './payout-runs.service.js';
@@ -21,7 +21,7 @@ export class PayoutJobRepair {
   constructor(
     private readonly runs: PayoutRunsService,
     private readonly everyMs: number,
-    private readonly logger: LoggerService,
+    private readonly logger: PackageLogger,
   ) {}
 
   start(): void {

@@ -1,4 +1,4 @@
-import type { LoggerService } from '@nestjs/common';
+import type { PackageLogger } from '../common/package-logger.js';
 import { throttledErrorLog } from '../common/throttled-error-log.js';
 import { withDeadline } from '../common/with-deadline.js';
 import type { PayoutLedgerOutbox, PayoutPendingRow, PayoutPendingSubscription } from '../index.js';
@@ -35,7 +35,7 @@ export class PayoutOutboxRelay {
   constructor(
     private readonly outbox: PayoutLedgerOutbox,
     private readonly add: (payouts: readonly PayoutPendingRow[]) => Promise<unknown>,
-    logger: LoggerService,
+    logger: PackageLogger,
     what: string,
   ) {
     this.logError = throttledErrorLog(logger, `Outbox relay of ${what}`);

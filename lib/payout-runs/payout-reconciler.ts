@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Logger, type OnApplicationBootstrap, type OnModuleDestroy, type Type } from '@nestjs/common';
+import { type OnApplicationBootstrap, type OnModuleDestroy, type Type } from '@nestjs/common';
 import type { ModuleRef } from '@nestjs/core';
 import { printable } from '../common/printable.js';
 import { withDeadline } from '../common/with-deadline.js';
@@ -8,6 +8,7 @@ import type { PayoutLookupAnswer, PayoutReconcileConfig } from './payout-reconci
 import { payoutJobId, readPayoutJobData } from './payout-job.js';
 import type { PayoutRunsConfig } from './payout-runs-options.js';
 import type { PayoutRunsService } from './payout-runs.service.js';
+import { PackageLogger } from '../common/package-logger.js';
 
 /**
  * What the sweeps decided, since the instance started: what health checks report. The metrics count the lookups by
@@ -36,7 +37,7 @@ const PAGE = 100;
  * queue, never in a worker's slot, and within `lookupTimeoutMs`.
  */
 export class PayoutReconciler implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger('PayoutRuns');
+  private readonly logger = new PackageLogger('PayoutRuns');
   readonly counts: PayoutReconcileCounts = { created: 0, absent: 0, unknown: 0, failed: 0, givenUp: 0 };
   private readonly givenUp = new Set<string>();
   private timer: NodeJS.Timeout | undefined;

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { LoggerService } from '@nestjs/common';
 import { stackOf } from '../common/error-stack.js';
 import { printable } from '../common/printable.js';
 import { EMPTY_CARRIER, NOOP_PAYOUT_RUN_JOB_TRACE } from '../common/noop-instrumentation.js';
@@ -24,6 +23,7 @@ import type {
 } from './payout-run-results.js';
 import type { PayoutRunsConfig } from './payout-runs-options.js';
 import type { PayoutRecord } from './payout-state-store.js';
+import type { PackageLogger } from '../common/package-logger.js';
 
 /** The part of a BullMQ job that the processor reads. */
 export interface PayoutJob {
@@ -59,7 +59,7 @@ export interface PayoutRunProcessorDeps {
   readonly pauseAtLeast: (ms: number) => Promise<number>;
   readonly payouts: PayoutsService;
   readonly handlers: ReadonlyMap<PayoutRunEvent, readonly PayoutRunHandler[]>;
-  readonly logger: LoggerService;
+  readonly logger: PackageLogger;
   readonly instrumentation: PayoutsInstrumentation;
 }
 

@@ -1,13 +1,6 @@
-import {
-  Logger,
-  type OnApplicationBootstrap,
-  type OnModuleDestroy,
-  type OnModuleInit,
-  type Type,
-} from '@nestjs/common';
+import { type OnApplicationBootstrap, type OnModuleDestroy, type OnModuleInit, type Type } from '@nestjs/common';
 import type { DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
 import type { Worker } from 'bullmq';
-import { stackOf } from '../common/error-stack.js';
 import { throttledErrorLog } from '../common/throttled-error-log.js';
 import { withDeadline } from '../common/with-deadline.js';
 import {
@@ -27,6 +20,7 @@ import { createPayoutRunProcessor, type PayoutJobResult, subject } from './payou
 import { explorePayoutRunHandlers } from './payout-run-handlers.explorer.js';
 import { RUNS_OWNER, type PayoutRunsConfig } from './payout-runs-options.js';
 import type { PayoutRunsService } from './payout-runs.service.js';
+import { PackageLogger } from '../common/package-logger.js';
 
 /**
  * The worker of an account's runs, on instances with `worker: true`: it starts once every module is initialised (the
@@ -34,7 +28,7 @@ import type { PayoutRunsService } from './payout-runs.service.js';
  * `shutdownTimeoutMs`: in `onModuleDestroy()`, before the client (`onApplicationShutdown()`) and the run's queue close.
  */
 export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger('PayoutRuns');
+  private readonly logger = new PackageLogger('PayoutRuns');
   private payouts: PayoutsService | undefined;
   private worker: Worker | undefined;
   /** Moves the payouts written in committed transactions to the queue, beside the worker (a durable ledger only). */
@@ -176,7 +170,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
         if (settled === 'completed') this.runs.instrumentation.payoutRunCompleted?.(runId);
         if (settled !== 'lost') this.logger.warn(`${what} stalled too often; parked as unknown, not sent again`);
       },
-      (error: unknown) => this.logger.error(`${what} stalled too often and could not be parked: ${stackOf(error)}`),
+      (error: unknown) => this.logger.error(`${what} stalled too often and could not be parked`, error),
     );
   }
 

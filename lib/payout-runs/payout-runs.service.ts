@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Logger, type LoggerService, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import type { OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { NOOP_INSTRUMENTATION } from '../common/noop-instrumentation.js';
+import { type LogTarget, PackageLogger } from '../common/package-logger.js';
 import { escapeControls, printable } from '../common/printable.js';
 import { throttledErrorLog } from '../common/throttled-error-log.js';
 import { withDeadline } from '../common/with-deadline.js';
@@ -120,11 +121,14 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
   /** @internal The account's instrumentation (its `PayoutsModule` registration's), set once the app is initialised. */
   instrumentation: PayoutsInstrumentation = NOOP_INSTRUMENTATION;
 
+  private readonly logger: PackageLogger;
+
   constructor(
     private readonly config: PayoutRunsConfig,
     readonly account: string,
-    private readonly logger: LoggerService = new Logger('PayoutRuns'),
+    logTo: LogTarget | string = 'PayoutRuns',
   ) {
+    this.logger = new PackageLogger(logTo);
     this.queue = new bullmq.Queue(payoutRunsQueueName(account), {
       connection: config.connection,
       prefix: config.prefix,

@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Logger } from '@nestjs/common';
 import { PayoutOutcomeUnknownError } from '../errors/payout-outcome-unknown.error.js';
 import { PayoutsAbortedError } from '../errors/payouts-aborted.error.js';
 import { PayoutsApiError } from '../errors/payouts-api.error.js';
@@ -17,6 +16,7 @@ import type { ApiReply, PayoutsApiTransport } from './payouts-api-transport.js';
 import { PAYOUTS_USER_AGENT } from './payouts-user-agent.js';
 import { retryDelayMs } from './retry-delay.js';
 import { errorCode, transportFailure } from './transport-failure.js';
+import type { PackageLogger } from '../common/package-logger.js';
 
 /** A 2xx reply whose body arrived whole. */
 export interface ApiSuccess {
@@ -50,7 +50,7 @@ export class PayoutsApiClient {
     private readonly config: PayoutsClientConfig,
     private readonly transport: PayoutsApiTransport,
     private readonly accessToken: AccessTokenProvider,
-    private readonly logger: Logger,
+    private readonly logger: PackageLogger,
     private readonly instrumentation: PayoutsInstrumentation,
   ) {
     this.configRedactor = new CredentialRedactor(this.credentials(accessToken.fixed));

@@ -1,4 +1,4 @@
-import { type ArgumentsHost, Catch, type ExceptionFilter, HttpStatus, Logger } from '@nestjs/common';
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpStatus } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { PayoutOutcomeUnknownError } from '../errors/payout-outcome-unknown.error.js';
 import { PayoutValidationError } from '../errors/payout-validation.error.js';
@@ -7,6 +7,7 @@ import { PayoutsAccessTokenError } from '../errors/payouts-access-token.error.js
 import { PayoutsApiError } from '../errors/payouts-api.error.js';
 import { PayoutsNetworkError } from '../errors/payouts-network.error.js';
 import { PayoutsError } from '../errors/payouts.error.js';
+import { PackageLogger } from '../common/package-logger.js';
 
 /** The HTTP reply for one of the package's errors. */
 interface ErrorReply {
@@ -27,7 +28,7 @@ interface ErrorReply {
  */
 @Catch(PayoutsError)
 export class PayoutsExceptionFilter implements ExceptionFilter<PayoutsError> {
-  private readonly logger = new Logger(PayoutsExceptionFilter.name);
+  private readonly logger = new PackageLogger(PayoutsExceptionFilter.name);
 
   constructor(private readonly adapterHost: HttpAdapterHost) {}
 

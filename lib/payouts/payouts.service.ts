@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { LazyModuleLoader } from '@nestjs/core';
 import { PayoutsEventEmitter, type PayoutsEventListener } from '../common/events/payouts-event-emitter.js';
 import { isJsonObject } from '../common/json-object.js';
@@ -19,6 +19,7 @@ import type { PayoutsApiResponse } from './payouts-api-response.interface.js';
 import { PayoutsApiTransport } from './payouts-api-transport.js';
 import type { PayoutsCallOptions } from './payouts-call-options.interface.js';
 import type { PayoutsClientConfig } from './payouts-client-config.js';
+import { PackageLogger } from '../common/package-logger.js';
 
 /**
  * Creates payouts on the payouts API: validates, sends, and retries only what surely was not processed. Emits
@@ -38,7 +39,7 @@ export class PayoutsService implements OnApplicationShutdown {
     @Inject(PAYOUTS_INSTRUMENTATION) instrumentation: PayoutsInstrumentation,
     @Inject(PAYOUTS_EVENTS) private readonly events: PayoutsEventEmitter,
   ) {
-    const logger = new Logger(PayoutsService.name);
+    const logger = new PackageLogger(PayoutsService.name);
     this.transport = new PayoutsApiTransport(() => loadHttpService(lazyModules), config.transport);
     const accessToken = new AccessTokenProvider(config.accessToken);
     this.#accessToken = accessToken;

@@ -1,6 +1,6 @@
-import type { LoggerService } from '@nestjs/common';
 import { UnrecoverableError } from 'bullmq';
 import { stackOf } from '../common/error-stack.js';
+import { printable } from '../common/printable.js';
 import {
   attemptOf,
   hasSucceeded,
@@ -16,6 +16,7 @@ import {
   type NotificationTrace,
 } from '../index.js';
 import { type NotificationJobData, readNotificationJobData } from './notification-job.js';
+import type { PackageLogger } from '../common/package-logger.js';
 
 /** What a completed job keeps as its return value. */
 export type NotificationJobResult = 'handled' | 'unhandled';
@@ -37,7 +38,7 @@ export interface ProcessedJob {
  */
 export function createNotificationProcessor(
   host: NotificationDispatcherHost,
-  logger: LoggerService,
+  logger: PackageLogger,
 ): (job: ProcessedJob) => Promise<NotificationJobResult> {
   return async (job) => {
     const data = readNotificationJobData(job.data);
@@ -61,7 +62,7 @@ async function processJob(
   job: ProcessedJob,
   data: NotificationJobData,
   host: NotificationDispatcherHost,
-  logger: LoggerService,
+  logger: PackageLogger,
   trace: NotificationTrace,
 ): Promise<NotificationJobResult> {
   const parsed = host.parse(data.notification);
@@ -73,7 +74,7 @@ async function processJob(
   trace.validated(notification.eventType);
   const handlers = host.handlersFor(notification.eventType);
   if (handlers.length === 0) {
-    logger.warn(`No handler for ${notification.eventType} notification ${data.dedupeKey}; completed`);
+    logger.warn(`No handler for ${printable(notification.eventType)} notification ${data.dedupeKey}; completed`);
     return 'unhandled';
   }
   const attempt = job.attemptsMade + 1;
@@ -143,7 +144,7 @@ class JobHandlerRecorder {
     private readonly job: ProcessedJob,
     private readonly record: NotificationHandlerRecord | undefined,
     running: number,
-    private readonly logger: LoggerService,
+    private readonly logger: PackageLogger,
     private readonly dedupeKey: string,
   ) {
     this.#running = running;

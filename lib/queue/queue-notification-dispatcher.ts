@@ -1,7 +1,6 @@
-import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
+import { type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
 import { pingQueue, queueFigures, workerState } from '../common/bullmq-queue-health.js';
 import { type JobsOptions, Queue, Worker } from 'bullmq';
-import { stackOf } from '../common/error-stack.js';
 import { withDeadline } from '../common/with-deadline.js';
 import {
   type DispatchedNotification,
@@ -24,6 +23,7 @@ import { createNotificationProcessor, type NotificationJobResult } from './notif
 import type { PayoutsQueueConfig } from './payouts-queue-options.js';
 import { RunningJobs } from './running-jobs.js';
 import { throttledErrorLog } from '../common/throttled-error-log.js';
+import { PackageLogger } from '../common/package-logger.js';
 
 /** How long closing the producer waits for Redis, which may be away. */
 const QUEUE_CLOSE_TIMEOUT_MS = 5000;
@@ -42,7 +42,7 @@ const WORKER_CLOSE_TIMEOUT_MS = 1000;
 export class QueueNotificationDispatcher
   implements NotificationDispatcher, OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown
 {
-  private readonly logger = new Logger('PayoutsQueue');
+  private readonly logger = new PackageLogger('PayoutsQueue');
   /** The producer, also what the registration exports for dashboards and the dead-letter functions. */
   readonly queue: Queue;
   private worker: Worker | undefined;
@@ -108,7 +108,7 @@ export class QueueNotificationDispatcher
       error instanceof NotificationEnqueueError
         ? error
         : new NotificationEnqueueError(dedupeKey, 'error', messageOf(error), { cause: error });
-    this.logger.error(`${failure.message} Not acknowledged, so the service sends it again.`, stackOf(error));
+    this.logger.error(`${failure.message} Not acknowledged, so the service sends it again.`, error);
     return 'failed';
   }
 

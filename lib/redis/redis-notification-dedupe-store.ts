@@ -1,4 +1,4 @@
-import { Logger, type OnModuleInit } from '@nestjs/common';
+import { type OnModuleInit } from '@nestjs/common';
 import {
   type NotificationClaim,
   type NotificationDedupeStore,
@@ -26,6 +26,7 @@ import {
   STORE_OWNER,
 } from './redis-notification-dedupe-store-options.js';
 import { withDeadline } from '../common/with-deadline.js';
+import { PackageLogger } from '../common/package-logger.js';
 
 const CLAIMS: readonly string[] = ['claimed', 'in-progress', 'handled'] satisfies NotificationClaim[];
 
@@ -50,7 +51,7 @@ function percentEncoded(character: string): string {
  * It takes a client that is already connected, and never connects, quits or configures it.
  */
 export class RedisNotificationDedupeStore implements NotificationDedupeStore, OnModuleInit {
-  private readonly logger = new Logger(RedisNotificationDedupeStore.name);
+  private readonly logger = new PackageLogger(RedisNotificationDedupeStore.name);
   readonly #redis: RedisCommandSender;
   readonly #prefix: string;
   readonly #leaseMs: string;

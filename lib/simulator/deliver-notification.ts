@@ -3,6 +3,7 @@ import { type DeliveryClock, systemClock } from './delivery-clock.js';
 import { type NoReplyError, postNotification } from './post-notification.js';
 import { RawNotification } from './raw-notification.js';
 import { parseHttpUrl } from '../common/http-url.js';
+import { isTimerDelay, timerDelayExpected } from '../common/timer-delay.js';
 import { isWholeNumber } from '../common/whole-number.js';
 
 /** The spec's policy: the first send and 3 re-sends, 5 minutes apart. */
@@ -62,8 +63,8 @@ export async function deliver(
 ): Promise<DeliveryReport> {
   const target = parseTargetUrl(url);
   const attempts = wholeNumber('attempts', options.attempts, DEFAULT_DELIVERY_ATTEMPTS, 1);
-  const intervalMs = wholeNumber('intervalMs', options.intervalMs, DEFAULT_DELIVERY_INTERVAL_MS, 0);
-  const timeoutMs = wholeNumber('timeoutMs', options.timeoutMs, DEFAULT_DELIVERY_TIMEOUT_MS, 1);
+  const intervalMs = timerDelay('intervalMs', options.intervalMs, DEFAULT_DELIVERY_INTERVAL_MS, 0);
+  const timeoutMs = timerDelay('timeoutMs', options.timeoutMs, DEFAULT_DELIVERY_TIMEOUT_MS, 1);
   const clock = options.clock ?? systemClock;
   const request = {
     body: serialize(notification),
@@ -128,6 +129,15 @@ function wholeNumber(option: string, value: number | undefined, fallback: number
     throw new RangeError(
       `deliver(): options.${option} must be a whole number of at least ${min}, got ${String(value)}`,
     );
+  }
+  return value;
+}
+
+/** A wait a timer really keeps: Node fires a longer one after 1 ms, and `AbortSignal.timeout()` throws for it. */
+function timerDelay(option: string, value: number | undefined, fallback: number, min: 0 | 1): number {
+  if (value === undefined) return fallback;
+  if (!isTimerDelay(value, min)) {
+    throw new RangeError(`deliver(): options.${option} must be ${timerDelayExpected(min)}, got ${String(value)}`);
   }
   return value;
 }

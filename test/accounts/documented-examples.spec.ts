@@ -87,7 +87,7 @@ describe('docs/accounts.md: several merchant accounts', () => {
               KE_PAYOUTS_BASE_URL: keApi.baseUrl,
               KE_PAYOUTS_API_KEY: 'ke-api-key',
               KE_PAYOUTS_ACCESS_TOKEN: 'ke-access-token',
-              KE_NOTIFICATIONS_SECRET: 'ke-secret',
+              KE_PAYOUTS_NOTIFICATIONS_SECRET: 'ke-secret',
             }),
           ],
         }),
@@ -108,7 +108,7 @@ describe('docs/accounts.md: several merchant accounts', () => {
             accessToken: config.getOrThrow<string>('KE_PAYOUTS_ACCESS_TOKEN'),
             notifications: {
               path: 'payouts/ke/notifications',
-              verification: { secret: { value: config.getOrThrow<string>('KE_NOTIFICATIONS_SECRET') } },
+              verification: { secret: { value: config.getOrThrow<string>('KE_PAYOUTS_NOTIFICATIONS_SECRET') } },
             },
           }),
         }),

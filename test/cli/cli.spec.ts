@@ -73,6 +73,23 @@ describe('nestjs-payouts simulate (against a node:http receiver)', () => {
     expect(receiver.requests[0]?.headers['x-notifications-token']).toBe('h3ader-secret');
   });
 
+  it('hides a query part without "=" and the user name and password of the URL, also where a reply echoes them', async () => {
+    receiver = await startScriptedReceiver([
+      { status: 404, body: 'no route for /hooks?K3y-only-secret (ops, pa55-word)' },
+    ]);
+    const url = `http://ops:pa55-word@${receiver.origin.slice('http://'.length)}/hooks?K3y-only-secret`;
+
+    const run = await runCli(['simulate', '--url', url, '--attempts', '1']);
+
+    expect(run.code).toBe(1);
+    expect(run.stdout.split('\n')[0]).toBe(
+      `Sending PAYMENT_METHOD_ADDED to ${receiver.origin}/hooks?redacted (one attempt)`,
+    );
+    expect(run.stdout).toContain('HTTP 404 no route for /hooks?redacted (ops, redacted) -> not acknowledged');
+    expect(run.stdout + run.stderr).not.toMatch(/K3y-only-secret|pa55-word/);
+    expect(receiver.requests[0]?.url).toBe('/hooks?K3y-only-secret');
+  });
+
   it('re-sends after a rejected reply and exits 0 once acknowledged', async () => {
     receiver = await startScriptedReceiver([{ status: 401, body: '{"message":"Unauthorized","statusCode":401}' }, ACK]);
 
@@ -189,28 +206,28 @@ describe('nestjs-payouts simulate (against a node:http receiver)', () => {
       ['simulate', '--url', 'ftp://example.com/'],
       '--url must be an absolute http:// or https:// URL; got "ftp://example.com/"',
     ],
-    [['simulate', '--url', 'http://127.0.0.1/', '--retries', '3'], "Unknown option '--retries'"],
-    [['simulate', '--url', 'http://127.0.0.1/', 'extra'], "Unexpected argument 'extra'"],
+    [['simulate', '--url', 'http://127.0.0.1/', '--retries', '3'], 'unknown option --retries'],
+    [['simulate', '--url', 'http://127.0.0.1/', 'extra'], 'unexpected argument #3 (not shown: it may be a secret)'],
     [
       ['simulate', '--url', 'http://127.0.0.1/', '--attempts', '0'],
-      '--attempts must be a whole number of at least 1; got "0"',
+      '--attempts must be a whole number of at least 1; got 0',
     ],
     [
       ['simulate', '--url', 'http://127.0.0.1/', '--interval-ms', '1e3'],
-      '--interval-ms must be a whole number of at least 0; got "1e3"',
+      '--interval-ms must be a whole number, 0 or more, of milliseconds up to 2147483647 (about 24 days); got 1e3',
     ],
     [
       ['simulate', '--url', 'http://127.0.0.1/', '--timeout-ms=-5'],
-      '--timeout-ms must be a whole number of at least 1; got "-5"',
+      '--timeout-ms must be a positive whole number of milliseconds up to 2147483647 (about 24 days); got -5',
     ],
     [
       ['simulate', '--url', 'http://127.0.0.1/', '--event', 'add'],
-      '--event must be added, removed, or an event type in capitals such as PAYMENT_METHOD_ADDED; got "add"',
+      '--event must be added, removed, or an event type in capitals such as PAYMENT_METHOD_ADDED; got add',
     ],
     [['simulate', '--url', 'http://127.0.0.1/', '--header', 'no-colon'], '--header must look like "Name: value"'],
     [
       ['simulate', '--url', 'http://127.0.0.1/', '--overrides', '/nonexistent/overrides.json'],
-      'cannot read the --overrides file "/nonexistent/overrides.json" (ENOENT)',
+      'cannot read the --overrides file /nonexistent/overrides.json (ENOENT)',
     ],
   ])('exits 2 for %j', async (args, message) => {
     const run = await runCli(args);
@@ -232,7 +249,7 @@ describe('nestjs-payouts simulate (against a node:http receiver)', () => {
     const run = await runCli(['simulate', '--url', 'http://127.0.0.1/', '--overrides', file]);
 
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain(`Error: the --overrides file "${file}" ${problem}`);
+    expect(run.stderr).toContain(`Error: the --overrides file ${file} ${problem}`);
   });
 
   it('prints the options with --help and exits 0', async () => {
@@ -243,10 +260,85 @@ describe('nestjs-payouts simulate (against a node:http receiver)', () => {
     expect(run.stdout).toContain('--interval-ms <n>');
   });
 
-  it('exits 2 for an unknown command', async () => {
+  it('exits 2 for an unknown command, which it does not show', async () => {
     const run = await runCli(['deliver']);
 
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('Error: unknown command "deliver".');
+    expect(run.stderr).toContain('Error: unknown command (not shown: it may be a secret).\n');
+    expect(run.stderr).not.toContain('deliver');
+  });
+
+  describe('never shows the secret of a URL it refuses', () => {
+    it.each([
+      ['ftp://127.0.0.1:9/p?token=S3cret-value', 'got "ftp://127.0.0.1:9/p?token=redacted"'],
+      [
+        'htp:/127.0.0.1:3000/hooks?token=S3cret-value&x#S3cret-value',
+        'got "htp:/127.0.0.1:3000/hooks?token=redacted&redacted#redacted"',
+      ],
+      ['http//127.0.0.1:3000/hooks?token=S3cret-value', 'the value given is no URL (not shown: it may hold a secret)'],
+      [
+        'https://ops:S3cret-value@127.0.0.1:99999/?token=S3cret-value',
+        'the value given is no URL (not shown: it may hold a secret)',
+      ],
+    ])('%j', async (url, shown) => {
+      const run = await runCli(['simulate', '--url', url]);
+
+      expect([run.code, run.stdout, run.stderr]).toEqual([
+        2,
+        '',
+        `Error: --url must be an absolute http:// or https:// URL; ${shown}\n` +
+          'Run "nestjs-payouts simulate --help" for the options.\n',
+      ]);
+    });
+  });
+
+  describe('exits 2, naming the option and with no stack trace, for what cannot be sent', () => {
+    it.each([
+      ['a line break', 'x-token: abc\r\nX-Forged: 1'],
+      ['an emoji', 'x-token: abc\u{1f600}'],
+      ['DEL', 'x-token: abc\u007f'],
+    ])('a header value with %s, which it never shows', async (_, header) => {
+      receiver = await startScriptedReceiver([ACK]);
+
+      const run = await runCli(['simulate', '--url', receiver.origin, '--header', header]);
+
+      expect([run.code, run.stdout, run.stderr]).toEqual([
+        2,
+        '',
+        'Error: --header x-token has a value no HTTP header can carry: a line break, another control character, ' +
+          'or a character beyond Latin-1 such as an emoji (the value is not shown)\n' +
+          'Run "nestjs-payouts simulate --help" for the options.\n',
+      ]);
+      expect(receiver.requests).toHaveLength(0);
+    });
+
+    it('a timeout no timer keeps', async () => {
+      receiver = await startScriptedReceiver(['hang']);
+
+      const run = await runCli(['simulate', '--url', receiver.origin, '--timeout-ms', '4294967296']);
+
+      expect([run.code, run.stdout, run.stderr.split('\n')[0]]).toEqual([
+        2,
+        '',
+        'Error: --timeout-ms must be a positive whole number of milliseconds up to 2147483647 (about 24 days); got 4294967296',
+      ]);
+      expect(receiver.requests).toHaveLength(0);
+    });
+
+    it('an overrides file nested 10,000 levels deep', async () => {
+      receiver = await startScriptedReceiver([ACK]);
+      const file = join(dir, 'deep.json');
+      await writeFile(file, `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`);
+
+      const run = await runCli(['simulate', '--url', receiver.origin, '--overrides', file]);
+
+      expect([run.code, run.stdout, run.stderr]).toEqual([
+        2,
+        '',
+        `Error: the --overrides file ${file} nests objects and arrays more than 64 levels deep\n` +
+          'Run "nestjs-payouts simulate --help" for the options.\n',
+      ]);
+      expect(receiver.requests).toHaveLength(0);
+    });
   });
 });

@@ -67,12 +67,13 @@ describe('nestjs-payouts mock-api (a real process)', () => {
     expect(invalid.status).toBe(400);
     expect(echoed.status).toBe(201);
     const lines = server!.lines;
-    expect(lines.slice(0, 3)).toEqual([
+    expect(lines.slice(0, 4)).toEqual([
       `Mock payouts API listening on ${baseUrl} (POST /payouts)`,
+      "GET /payouts/<request_id> answers a payout as a reconcile lookup asks; the payout's own id (po_…) works too.",
       'Accepting the X-API-Key and access token given (not shown).',
       `Point the app at it with PAYOUTS_BASE_URL=${baseUrl}. Press Ctrl+C to stop.`,
     ]);
-    expect(lines.slice(3)).toEqual([
+    expect(lines.slice(4)).toEqual([
       expect.stringMatching(
         new RegExp(`^${TIMESTAMP} POST /payouts request_id=cli-1 -> 201, created payout po_[0-9a-f]{16}$`),
       ),
@@ -137,12 +138,15 @@ describe('nestjs-payouts mock-api (a real process)', () => {
 
   it.each([
     [['--port', '99999'], 'Error: --port must be a port from 0 to 65535; got 99999'],
-    [['--latency-ms', 'soon'], 'Error: --latency-ms must be a whole number of milliseconds; got soon'],
+    [
+      ['--latency-ms', 'soon'],
+      'Error: --latency-ms must be a whole number, 0 or more, of milliseconds up to 2147483647 (about 24 days); got soon',
+    ],
     [
       ['--api-key', 'has space-secret-77'],
       'Error: --api-key (or PAYOUTS_API_KEY) must be printable characters without spaces (the value is not shown)',
     ],
-    [['--colour'], "Error: Unknown option '--colour'"],
+    [['--colour'], 'Error: unknown option --colour'],
   ])('exits 2 for %j, naming the option', async (args, message) => {
     const run = await runCli(['mock-api', ...args], 15_000, cliEnv());
 
@@ -168,7 +172,7 @@ describe('nestjs-payouts mock-api (a real process)', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Usage: nestjs-payouts mock-api [options]');
     expect(commands.stdout).toContain(
-      '  mock-api    Run a mock of the payouts API for your app to call (POST /payouts)',
+      '  mock-api    Run a mock of the payouts API for your app to call (POST /payouts, GET /payouts/<id>)',
     );
   });
 });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { NotificationRefusalLog } from '../../lib/notifications/http/notification-refusal-log.js';
+import { PackageLogger } from '../../lib/common/package-logger.js';
 import { RecordingLogger } from '../recording-logger.js';
 
 describe('NotificationRefusalLog', () => {
@@ -12,7 +13,7 @@ describe('NotificationRefusalLog', () => {
   function create(): void {
     now = 1_000_000;
     logger = new RecordingLogger();
-    log = new NotificationRefusalLog(logger, 'account eu, /eu/notifications', () => now);
+    log = new NotificationRefusalLog(new PackageLogger(logger), 'account eu, /eu/notifications', () => now);
   }
 
   it('logs ten refusals per status and minute, sums up the rest when the minute ends, then logs again', () => {

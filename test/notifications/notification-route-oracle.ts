@@ -25,8 +25,8 @@ export type Expected =
 const refused = (...statuses: number[]): Expected => ({ ack: false, statuses });
 
 /**
- * The reply for `input` from a route with `bodyLimitBytes` whose app does not keep raw bodies, on `adapter`: only
- * Fastify's route sees the bytes then, to count a chunked body and to refuse bytes that are not UTF-8.
+ * The reply for `input` from a route with `bodyLimitBytes` whose app does not keep raw bodies, on `adapter`: both count
+ * a chunked body; only Fastify's route sees the bytes then, to refuse bytes that are not UTF-8.
  */
 export function expectedReply(input: RouteInput, bodyLimitBytes: number, adapter: 'express' | 'fastify'): Expected {
   // The headers alone.
@@ -53,8 +53,8 @@ export function expectedReply(input: RouteInput, bodyLimitBytes: number, adapter
 
   if (overLimit) return refused(413);
   if (input.token !== 'right') return refused(401);
+  if (input.chunked && input.body.length > bodyLimitBytes) return refused(413);
   const seesBytes = adapter === 'fastify';
-  if (seesBytes && input.chunked && input.body.length > bodyLimitBytes) return refused(413);
   if (seesBytes && !isUtf8(input.body)) return refused(400);
   if (!isValidNotification(parsed)) return refused(400);
   const notification = parsed as Notification;

@@ -4,6 +4,7 @@ import {
   type NotificationVerificationConfig,
 } from '../../lib/notifications/notifications-config.js';
 import { createNotificationVerifier } from '../../lib/notifications/http/notification-verifier.js';
+import { PackageLogger } from '../../lib/common/package-logger.js';
 import { RecordingLogger } from '../recording-logger.js';
 
 function verificationOf(value: unknown): NotificationVerificationConfig {
@@ -22,7 +23,7 @@ describe('the secret check of a rotation', () => {
         { value: 'new-secret-0123456789abcdef', label: 'new' },
         { value: 'old-secret-0123456789abcdef', label: 'old', notAfter: '2026-11-24T10:00:00Z' },
       ]),
-      logger,
+      new PackageLogger(logger),
       () => now,
     );
     const lines = () => logger.messages('log');
@@ -50,9 +51,41 @@ describe('the secret check of a rotation', () => {
     expect(lines()[2]).toContain('secret new ');
   });
 
+  it('verifies a value listed twice by whichever entry is still valid, in either order, until both expire', () => {
+    let now = Date.parse('2026-11-24T08:00:00Z');
+    const twice = (first: object, second: object) =>
+      createNotificationVerifier(
+        verificationOf([
+          { value: 'shared-secret-0123456789abcdef', ...first },
+          { value: 'shared-secret-0123456789abcdef', ...second },
+        ]),
+        new PackageLogger(new RecordingLogger()),
+        () => now,
+      );
+    const expired = { label: 'old', notAfter: '2026-11-24T07:00:00Z' };
+    for (const verify of [
+      twice(expired, { label: 'new' }),
+      twice({ label: 'new' }, expired),
+      twice(expired, { label: 'new', notAfter: '2026-11-24T09:00:00Z' }),
+    ]) {
+      expect(verify(request('shared-secret-0123456789abcdef'))).toBeUndefined();
+      expect(verify(request('other-secret-0123456789abcdef'))).toBe(
+        'the secret does not match (query parameter token)',
+      );
+    }
+    const bothExpire = twice(expired, { label: 'new', notAfter: '2026-11-24T09:00:00Z' });
+    now = Date.parse('2026-11-24T09:00:00.001Z');
+    expect(bothExpire(request('shared-secret-0123456789abcdef'))).toBe(
+      'the secret old expired at 2026-11-24T07:00:00.000Z (query parameter token)',
+    );
+  });
+
   it('logs nothing per request for a single secret', () => {
     const logger = new RecordingLogger();
-    const verify = createNotificationVerifier(verificationOf('single-secret-0123456789abcdef'), logger);
+    const verify = createNotificationVerifier(
+      verificationOf('single-secret-0123456789abcdef'),
+      new PackageLogger(logger),
+    );
     expect(verify(request('single-secret-0123456789abcdef'))).toBeUndefined();
     expect(logger.lines).toEqual([]);
   });

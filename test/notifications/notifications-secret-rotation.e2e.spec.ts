@@ -13,6 +13,7 @@ import {
   startNotificationsApp,
 } from './notifications-test-app.js';
 import { RecordingLogger } from '../recording-logger.js';
+import { resolveNotificationsConfig } from '../../lib/notifications/notifications-config.js';
 import { accountOptions, registration, UNUSED_BASE_URL } from '../accounts/accounts-test-app.js';
 
 const PATH = 'payouts/notifications';
@@ -110,6 +111,25 @@ describe.each(ADAPTERS.flatMap((adapter) => (['query', 'header'] as const).map((
       expectNoSecretLogged();
     });
 
+    it('verifies a value listed twice, first past its notAfter (old), then without one (new), by the valid entry', async () => {
+      const expiredAt = new Date(Date.now() - 1000);
+      await start([
+        { value: CURRENT, label: 'old', notAfter: expiredAt },
+        { value: CURRENT, label: 'new' },
+      ]);
+      expect(logger.messages('warn')).toEqual([
+        `notifications.verification.secret.value old expired at ${expiredAt.toISOString()}: ` +
+          'its value is listed again as new, which verifies it. Remove it from the list.',
+      ]);
+      for (let sent = 0; sent < 2; sent++) expect((await send(CURRENT)).body).toBe('{"ResultCode":0}');
+      expect(handled()).toBe(2);
+      expect(logger.messages('log').filter((line) => line.startsWith('Notifications verified'))).toEqual([
+        `Notifications verified with the secret new (${where}): the first since the app started`,
+      ]);
+      expect(logger.messages('warn')).toHaveLength(1);
+      expectNoSecretLogged();
+    });
+
     it('refuses a wrong or missing secret with 401', async () => {
       await start(rotation(inAnHour()));
       for (const secret of ['wrong-secret-0000000000000000', `${CURRENT}x`, CURRENT.slice(0, -1), undefined]) {
@@ -180,6 +200,32 @@ describe.each(ADAPTERS)('secret rotation of a named account on %s', (adapter) =>
 });
 
 describe('secret list options at bootstrap', () => {
+  const notAfterOf = (notAfter: string) => {
+    const config = resolveNotificationsConfig({
+      verification: { secret: { value: [{ value: CURRENT, label: 'a', notAfter }] } },
+    });
+    return config && config.verification !== 'none' && config.verification.secret?.values[0]?.notAfter;
+  };
+
+  it('accepts the last day of each month, 29 February of a leap year included', () => {
+    for (const notAfter of ['2028-02-29T00:00:00Z', '2026-04-30T23:59:59Z', '2026-12-31T00:00:00-05:00']) {
+      expect(notAfterOf(notAfter)).toBe(Date.parse(notAfter));
+    }
+    expect(notAfterOf('2000-02-29T00:00:00Z')).toBe(Date.UTC(2000, 1, 29));
+  });
+
+  it.each(['2026-02-30T00:00:00Z', '2026-04-31T00:00:00Z', '2026-06-31T00:00:00Z', '1900-02-29T00:00:00Z'])(
+    'refuses %s, a day that does not exist, naming the option',
+    (notAfter) => {
+      expect(() => notAfterOf(notAfter)).toThrow(
+        new PayoutsConfigError(
+          'notifications.verification.secret.value[0].notAfter',
+          'a Date, or an ISO 8601 date-time string of a day that exists, with its offset, such as "2026-12-01T00:00:00Z"',
+        ),
+      );
+    },
+  );
+
   it.each<[string, unknown]>([
     ['notifications.verification.secret.value', []],
     ['notifications.verification.secret.value[0]', [CURRENT]],
@@ -199,6 +245,15 @@ describe('secret list options at bootstrap', () => {
       [{ value: CURRENT, label: 'a', notAfter: '2026-12-01T00:00:00' }],
     ],
     ['notifications.verification.secret.value[0].notAfter', [{ value: CURRENT, label: 'a', notAfter: new Date('x') }]],
+    ...['2026-02-30T00:00:00Z', '2026-04-31T00:00:00Z', '2026-06-31T12:00:00+02:00', '2027-02-29T00:00:00Z'].map(
+      (notAfter): [string, unknown] => [
+        'notifications.verification.secret.value[1].notAfter',
+        [
+          { value: CURRENT, label: 'a' },
+          { value: PREVIOUS, label: 'b', notAfter },
+        ],
+      ],
+    ),
     [
       'notifications.verification.secret.value[0].notafter',
       [{ value: CURRENT, label: 'a', notafter: '2026-12-01T00:00:00Z' }],

@@ -75,6 +75,27 @@ describeWithRedis('nestjs-payouts payout-runs (a real process against a real Red
     expect(run.stdout + run.stderr).not.toContain(PASSWORD);
   });
 
+  it('exits 1 when no payout of the account is of unknown outcome', async () => {
+    const run = await cli(['unknown', '--account', 'eu'], { REDIS_URL: url });
+
+    expect([run.code, run.stdout, run.stderr]).toEqual([
+      1,
+      `0 payouts of unknown outcome in the payout runs of eu at 127.0.0.1:${redis.port}\n`,
+      '',
+    ]);
+  });
+
+  it('refuses a Redis URL given without --redis-url, never showing it', async () => {
+    const run = await cli(['unknown', url], { REDIS_URL: '' });
+
+    expect([run.code, run.stdout, run.stderr]).toEqual([
+      2,
+      '',
+      'Error: unexpected argument #2 (not shown: it may be a secret); it looks like a URL: give it with --redis-url\n' +
+        'Run "nestjs-payouts payout-runs --help" for the options.\n',
+    ]);
+  });
+
   it('resolves one as absent: it is sent once more under the same request_id', async () => {
     const run = await cli(['resolve', '--request-id', 'cli-reset', '--as', 'absent', '--by', 'ops'], {
       REDIS_URL: url,
@@ -108,7 +129,7 @@ describeWithRedis('nestjs-payouts payout-runs (a real process against a real Red
     expect([bad.code, bad.stderr.split('\n')[0]]).toEqual([2, 'Error: resolve takes --as sent or --as absent']);
     expect([badUrl.code, badUrl.stderr.split('\n')[0]]).toEqual([
       2,
-      'Error: --redis-url must be a redis:// or rediss:// URL',
+      'Error: --redis-url must be a redis:// or rediss:// URL such as redis://:<password>@localhost:6379 (the value is not shown)',
     ]);
     expect(away.code).toBe(2);
     expect(away.stderr).toMatch(

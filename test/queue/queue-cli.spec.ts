@@ -140,13 +140,17 @@ describeWithRedis('nestjs-payouts queue (a real process against a real Redis)', 
     it.each([
       [['failed'], '--redis-url is required (or the REDIS_URL environment variable)'],
       [['failed', '--redis-url', 'http://user:pw-9a7b@example.com'], '--redis-url must be a redis:// or rediss:// URL'],
+      [['failed', 'redis://user:pw-9a7b@example.com'], 'unexpected argument #2 (not shown: it may be a secret)'],
       [['replay', '--redis-url', 'redis://127.0.0.1:1'], 'replay takes either --job <id> or --all'],
       [
         ['replay', '--redis-url', 'redis://127.0.0.1:1', '--job', 'a', '--all'],
         'replay takes either --job <id> or --all',
       ],
       [['failed', '--redis-url', 'redis://127.0.0.1:1', '--account', 'eu', '--queue', 'q'], '--account and --queue'],
-      [['drop', '--redis-url', 'redis://127.0.0.1:1'], 'unknown command "drop"'],
+      [
+        ['drop', '--redis-url', 'redis://127.0.0.1:1'],
+        'unknown command at argument #1 (not shown: it may be a secret); expected failed or replay',
+      ],
       [[], 'a command is required: failed or replay'],
       [
         ['failed', '--redis-url', 'redis://127.0.0.1:1', '--limit', '0'],

@@ -81,3 +81,27 @@ export function linkTargets(markdown: string): string[] {
     [...line.replace(/`[^`]*`/g, '').matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1]!),
   );
 }
+
+export interface MarkedBlock {
+  /** The fence's language, such as `ts`, `json` or `sh`. */
+  readonly language: string;
+  readonly code: string;
+}
+
+/**
+ * The code block that a document marks `<!-- tested: <name> -->` (an HTML comment, which readers do not see) on the
+ * line before its fence, blank lines allowed between: the blocks that tests run as a reader pastes them.
+ */
+export function markedBlock(document: string, name: string): MarkedBlock {
+  const marker = `<!-- tested: ${name} -->`;
+  const found = [...readDocument(document).matchAll(/^<!-- tested: (\S+) -->\n\s*^```(\w+)\n([\s\S]*?)^```$/gm)].filter(
+    (match) => match[0].startsWith(marker),
+  );
+  if (found.length !== 1) throw new Error(`${document} has ${found.length} blocks marked ${marker}, instead of one`);
+  return { language: found[0]![2]!, code: found[0]![3]! };
+}
+
+/** The names of the blocks a document marks `<!-- tested: <name> -->`. */
+export function markedBlockNames(document: string): string[] {
+  return [...readDocument(document).matchAll(/^<!-- tested: (\S+) -->$/gm)].map((match) => match[1]!);
+}

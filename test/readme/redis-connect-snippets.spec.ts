@@ -106,7 +106,7 @@ describe('the documented Redis snippets at startup', () => {
         REDIS_URL: redisUrl,
         PAYOUTS_API_KEY: 'readme-api-key',
         PAYOUTS_ACCESS_TOKEN: 'readme-access-token',
-        NOTIFICATIONS_SECRET: 'readme-notifications-secret',
+        PAYOUTS_NOTIFICATIONS_SECRET: 'readme-notifications-secret',
       },
       timeoutMs: RUN_LIMIT_MS,
     });

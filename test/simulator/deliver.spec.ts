@@ -203,8 +203,22 @@ describe('deliver()', () => {
   it.each([
     [{ attempts: 0 }, 'deliver(): options.attempts must be a whole number of at least 1, got 0'],
     [{ attempts: 1.5 }, 'deliver(): options.attempts must be a whole number of at least 1, got 1.5'],
-    [{ intervalMs: -1 }, 'deliver(): options.intervalMs must be a whole number of at least 0, got -1'],
-    [{ timeoutMs: 0 }, 'deliver(): options.timeoutMs must be a whole number of at least 1, got 0'],
+    [
+      { intervalMs: -1 },
+      'deliver(): options.intervalMs must be a whole number, 0 or more, of milliseconds up to 2147483647 (about 24 days), got -1',
+    ],
+    [
+      { timeoutMs: 0 },
+      'deliver(): options.timeoutMs must be a positive whole number of milliseconds up to 2147483647 (about 24 days), got 0',
+    ],
+    [
+      { timeoutMs: 2 ** 31 },
+      'deliver(): options.timeoutMs must be a positive whole number of milliseconds up to 2147483647 (about 24 days), got 2147483648',
+    ],
+    [
+      { intervalMs: 2 ** 32 },
+      'deliver(): options.intervalMs must be a whole number, 0 or more, of milliseconds up to 2147483647 (about 24 days), got 4294967296',
+    ],
   ])('rejects the options %j', async (options, message) => {
     await expect(deliver('http://127.0.0.1:9/', paymentMethodAddedNotification(), options)).rejects.toThrow(
       new RangeError(message),

@@ -199,6 +199,36 @@ describe('MockPayoutsApi', () => {
       expect(mock.payouts.size).toBe(0);
     });
 
+    it('looks a payout up by its request_id, percent-encoded in the path, or by its own id', async () => {
+      await start();
+      const requestId = 'run 7/req é%1';
+      const created = JSON.parse(replied(await send(mock, { body: walletPayoutRequest(requestId) })).text);
+      const get = (path: string) => send(mock, { method: 'GET', path, body: '' });
+
+      const byRequestId = replied(await get(`/payouts/${encodeURIComponent(requestId)}`));
+      const byId = replied(await get(`/payouts/${created.id}`));
+      const missing = replied(await get('/payouts/po_0000000000000000'));
+
+      expect([byRequestId.status, JSON.parse(byRequestId.text)]).toEqual([200, created]);
+      expect([byId.status, JSON.parse(byId.text)]).toEqual([200, created]);
+      expect([missing.status, JSON.parse(missing.text)]).toEqual([404, { error: 'payout_not_found' }]);
+      expect(mock.calls.map((call) => call.status)).toEqual([201, 200, 200, 404]);
+    });
+
+    it.each(['%ZZ', '%', 'a%2', '%E0%A4%A', '%C0%AF'])(
+      'answers 400 for the id %j, which is not valid percent-encoding, never 500 or a "not found"',
+      async (id) => {
+        await start();
+
+        const sent = replied(await send(mock, { method: 'GET', path: `/payouts/${id}`, body: '' }));
+
+        expect([sent.status, JSON.parse(sent.text)]).toEqual([
+          400,
+          { error: 'invalid_path', problems: ['the id after /payouts/ is not valid percent-encoding'] },
+        ]);
+      },
+    );
+
     it.each([
       ['a body that is not JSON', { body: '{"request_id":' }, 400, { error: 'invalid_json' }],
       ['another media type', { headers: { 'content-type': 'text/plain' } }, 415, { error: 'unsupported_media_type' }],
@@ -464,6 +494,10 @@ describe('MockPayoutsApi', () => {
       );
       expect(() => MockFault.status(99)).toThrow(RangeError);
       expect(() => MockFault.latency(-1)).toThrow(RangeError);
+      // Node would fire a longer wait after 1 ms.
+      expect(() => MockFault.latency(2 ** 31)).toThrow(
+        'MockFault.latency(): the delay must be a whole number, 0 or more, of milliseconds up to 2147483647 (about 24 days); got 2147483648',
+      );
     });
   });
 
@@ -497,6 +531,13 @@ describe('MockPayoutsApi', () => {
         new PayoutsConfigError('latency', 'a known option name (did you mean "latencyMs"?)', 'MockPayoutsApi'),
       );
       await expect(MockPayoutsApi.start({ port: 70_000 })).rejects.toThrow('option "port" is invalid');
+      await expect(MockPayoutsApi.start({ latencyMs: 2 ** 31 })).rejects.toThrow(
+        new PayoutsConfigError(
+          'latencyMs',
+          'a whole number, 0 or more, of milliseconds up to 2147483647 (about 24 days)',
+          'MockPayoutsApi',
+        ),
+      );
       const bad = MockPayoutsApi.start({ apiKey: 'has a space secret-9d' });
       await expect(bad).rejects.toThrow(PayoutsConfigError);
       await expect(bad).rejects.not.toThrow('secret-9d');

@@ -1,7 +1,6 @@
 import { EventEmitter } from 'node:events';
-import { Logger } from '@nestjs/common';
-import { stackOf } from '../error-stack.js';
 import type { PayoutsEvents } from '../../interfaces/payouts-events.interface.js';
+import { PackageLogger } from '../package-logger.js';
 
 /** A listener of one of the events of `PayoutsService`. */
 export type PayoutsEventListener<E extends keyof PayoutsEvents> = (event: PayoutsEvents[E]) => void;
@@ -13,7 +12,7 @@ export type PayoutsEventListener<E extends keyof PayoutsEvents> = (event: Payout
  */
 export class PayoutsEventEmitter {
   private readonly emitter = new EventEmitter();
-  private readonly logger = new Logger('PayoutsEvents');
+  private readonly logger = new PackageLogger('PayoutsEvents');
 
   on<E extends keyof PayoutsEvents>(event: E, listener: PayoutsEventListener<E>): void {
     this.emitter.on(event, listener);
@@ -45,6 +44,6 @@ export class PayoutsEventEmitter {
   }
 
   private listenerFailed(event: keyof PayoutsEvents, error: unknown): void {
-    this.logger.error(`A '${event}' listener failed; the other listeners and the call went on`, stackOf(error));
+    this.logger.error(`A '${event}' listener failed; the other listeners and the call went on`, error);
   }
 }

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { stackOf } from '../../common/error-stack.js';
+import { Inject, Injectable } from '@nestjs/common';
 import { attemptOf, hasSucceeded, nextHandlerRecord } from '../../common/notification-handler-record.js';
 import { printable } from '../../common/printable.js';
 import type { NotificationContext } from '../../interfaces/notification-context.interface.js';
@@ -20,6 +19,7 @@ import type {
 import { DiscoveredNotificationHandlers } from './discovered-notification-handlers.js';
 import { type HandlerDeadline, HandlerDeadlines } from './handler-deadlines.js';
 import type { NotificationHandler } from './notification-handler-table.js';
+import { PackageLogger } from '../../common/package-logger.js';
 
 /** A notification whose asynchronous handlers are running, under the time limit. */
 interface RunningHandlers extends HandlerDeadline {
@@ -41,7 +41,7 @@ interface RunningHandlers extends HandlerDeadline {
  */
 @Injectable()
 export class InlineNotificationDispatcher implements NotificationDispatcher {
-  private readonly logger = new Logger('PayoutsNotifications');
+  private readonly logger = new PackageLogger('PayoutsNotifications');
   /** `notifications.handlerTimeoutMs`; unused when the registration serves no route. */
   private readonly timeoutMs: number;
   /** The time limits of the notifications whose handlers are running, one timer for all. */
@@ -143,7 +143,7 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
 
   private claimFailed(dedupeKey: string, error: unknown, trace: NotificationTrace): NotificationDispatchOutcome {
     trace.deduped('failed');
-    this.logger.error(`The dedupe store failed to claim notification ${dedupeKey}; not acknowledged`, stackOf(error));
+    this.logger.error(`The dedupe store failed to claim notification ${dedupeKey}; not acknowledged`, error);
     return 'failed';
   }
 
@@ -311,7 +311,7 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
   private handlerFailed(handler: NotificationHandler, context: NotificationContext, error: unknown): false {
     this.logger.error(
       `${handler.name} failed on notification ${context.dedupeKey}; not acknowledged, so the service sends it again`,
-      stackOf(error),
+      error,
     );
     return false;
   }
@@ -340,7 +340,7 @@ export class InlineNotificationDispatcher implements NotificationDispatcher {
 
   private recordFailed(outcome: 'complete' | 'release', key: string, error: unknown): void {
     const action = outcome === 'complete' ? `record notification ${key} as handled` : `release notification ${key}`;
-    this.logger.error(`The dedupe store failed to ${action}`, stackOf(error));
+    this.logger.error(`The dedupe store failed to ${action}`, error);
   }
 }
 

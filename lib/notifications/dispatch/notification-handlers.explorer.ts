@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { NotificationHandlerScopeError } from '../../errors/notification-handler-scope.error.js';
 import { PayoutsConfigError } from '../../errors/payouts-config.error.js';
@@ -11,6 +11,7 @@ import {
   type NotificationHandlerBinding,
 } from './notification-handler.decorators.js';
 import { type NotificationHandler, NotificationHandlerTable } from './notification-handler-table.js';
+import { PackageLogger } from '../../common/package-logger.js';
 
 type InstanceWrapper = ReturnType<DiscoveryService['getProviders']>[number];
 type HandlerMethod = NotificationHandler['invoke'];
@@ -21,7 +22,7 @@ type HandlerMethod = NotificationHandler['invoke'];
  */
 @Injectable()
 export class NotificationHandlersExplorer {
-  private readonly logger = new Logger('PayoutsNotifications');
+  private readonly logger = new PackageLogger('PayoutsNotifications');
 
   constructor(
     private readonly discovery: DiscoveryService,

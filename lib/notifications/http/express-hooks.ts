@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { type BodyStreamLike, countBody, type CountedBody } from './body-watch.js';
 
 /** What the middleware reads of an Express request. */
 export interface ExpressRequestLike {
@@ -59,4 +60,43 @@ export function expressPostRoutePaths(instance: unknown): string[] {
     const route = layer.route;
     return route !== undefined && typeof route.path === 'string' && route.methods?.post === true ? [route.path] : [];
   });
+}
+
+/** What the counting reads of a request as it enters the Express app, before Express adds its own properties. */
+interface IncomingRequestLike extends BodyStreamLike {
+  readonly headers: IncomingHttpHeaders;
+}
+
+interface ExpressHandlerLike {
+  handle(this: unknown, request: IncomingRequestLike, ...rest: unknown[]): unknown;
+}
+
+/** Per Express app, the bytes of each chunked request body counted so far: one count however many registrations. */
+const chunkedBodies = new WeakMap<object, WeakMap<object, CountedBody>>();
+
+/**
+ * Counts the bytes of every chunked request body (no `Content-Length`) that reaches the Express app, as its body
+ * parser reads them, and returns how to look a request's count up. Express's JSON parser reads the body before any
+ * route or Nest middleware runs, and keeps its bytes only when the app keeps raw bodies: the count is taken where every
+ * request enters the app (its `handle`, which runs whichever server or parent app calls it), before the parser starts
+ * reading. A request with a `Content-Length` costs two header reads; the framework holds its body to that length.
+ */
+export function countExpressChunkedBodies(instance: unknown): (request: object) => number | undefined {
+  const app = instance as ExpressHandlerLike;
+  let counts = chunkedBodies.get(app);
+  if (counts === undefined) {
+    const bodies = new WeakMap<object, CountedBody>();
+    const handle = app.handle;
+    app.handle = function handleCountingChunkedBodies(request, ...rest) {
+      const { headers } = request;
+      if (headers['content-length'] === undefined && headers['transfer-encoding'] !== undefined) {
+        bodies.set(request, countBody(request));
+      }
+      return handle.call(this, request, ...rest);
+    };
+    chunkedBodies.set(app, bodies);
+    counts = bodies;
+  }
+  const found = counts;
+  return (request) => found.get(request)?.length;
 }

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { PayoutsRegistrations } from '../../interfaces/payouts-registrations.interface.js';
 import type { NotificationContext } from '../../interfaces/notification-context.interface.js';
@@ -24,7 +24,12 @@ import { parsePaymentMethodNotification } from '../message/payment-method-notifi
 import { fieldsWithReplacementCharacters } from '../message/replacement-characters.js';
 import type { NotificationsConfig } from '../notifications-config.js';
 import { type BodyStreamLike, watchBody, type WatchedBody } from './body-watch.js';
-import { expressPostRoutePaths, type ExpressRequestLike, onExpressError } from './express-hooks.js';
+import {
+  countExpressChunkedBodies,
+  expressPostRoutePaths,
+  type ExpressRequestLike,
+  onExpressError,
+} from './express-hooks.js';
 import { type FastifyRequestLike, onFastifyError, onFastifyPreParsing } from './fastify-hooks.js';
 import { expressRefusal, fastifyRefusal } from './framework-refusal.js';
 import { printable } from '../../common/printable.js';
@@ -44,6 +49,7 @@ import {
 } from './notification-reply.js';
 import { createNotificationVerifier, type NotificationVerifier } from './notification-verifier.js';
 import { isNotificationsRoute } from './notifications-route-metadata.js';
+import { PackageLogger } from '../../common/package-logger.js';
 
 /** The reply for each dispatch outcome: only a failure asks the service to send the notification again. */
 const DISPATCH_REPLIES: Readonly<Record<NotificationDispatchOutcome, NotificationReply>> = {
@@ -72,10 +78,12 @@ type PendingReply = NotificationReply | NotificationDispatchOutcome;
  */
 @Injectable()
 export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
-  private readonly logger = new Logger('PayoutsNotifications');
+  private readonly logger = new PackageLogger('PayoutsNotifications');
   private refusals: NotificationRefusalLog | undefined;
   /** On Fastify, what the route learned of each body's bytes as they arrived (see `watchBody`). */
   private readonly watched = new WeakMap<object, WatchedBody>();
+  /** On Express, the bytes of a chunked body counted as its parser read them (see `countExpressChunkedBodies`). */
+  private countedOnExpress: (request: object) => number | undefined = () => undefined;
   private verify: NotificationVerifier | undefined;
   private writeReply!: NotificationReplyWriter;
   private bodyLimitBytes = 0;
@@ -112,6 +120,7 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
         if (this.isOwnFastifyRoute(request)) this.frameworkRefused(request, fastifyRefusal(error));
       });
     } else if (type === 'express') {
+      this.countedOnExpress = countExpressChunkedBodies(adapter.getInstance());
       const isOwnPath = this.ownExpressPaths(config.path, expressPostRoutePaths(adapter.getInstance()));
       onExpressError(adapter, (request, error, response) => {
         if (request.method !== 'POST' || !isOwnPath(request.path)) return false;
@@ -190,12 +199,11 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
   private reply(request: NotificationHttpRequest, trace: NotificationTrace): NotificationReply | Promise<PendingReply> {
     const receivedAt = Date.now();
     // On Fastify a watched body's headers and declared size were checked before its parser ran; what only the count
-    // tells is checked with the body, by `accept`.
+    // of a chunked body tells is checked after verification, on both adapters, by `accept`.
     const watched = this.watched.get(request);
     if (watched === undefined) {
       const refusal =
-        refusalByHeaders(request.headers) ??
-        refusalBySize(request.headers, request.rawBody?.length, this.bodyLimitBytes);
+        refusalByHeaders(request.headers) ?? refusalBySize(request.headers, undefined, this.bodyLimitBytes);
       if (refusal !== undefined) return this.refuse(request, refusal);
     }
     // Verification comes before any look at the body, so an unverified caller learns nothing about it.
@@ -235,7 +243,12 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
     watched: WatchedBody | undefined,
   ): NotificationReply | Promise<NotificationDispatchOutcome> {
     // A chunked body counted as it arrived; the framework's own parser limit bounded what it read.
-    const counted = refusalBySize(request.headers, request.rawBody?.length ?? watched?.length, this.bodyLimitBytes);
+    const { headers } = request;
+    const received =
+      headers['content-length'] === undefined
+        ? (watched?.length ?? this.countedOnExpress(request) ?? request.rawBody?.length)
+        : undefined;
+    const counted = refusalBySize(headers, received, this.bodyLimitBytes);
     if (counted !== undefined) return this.refuse(request, counted);
     const { body } = request;
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {

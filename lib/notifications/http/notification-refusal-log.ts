@@ -1,4 +1,4 @@
-import type { LoggerService } from '@nestjs/common';
+import type { PackageLogger } from '../../common/package-logger.js';
 
 /** Refusals of one status logged one by one in each window; past that they are only counted. */
 export const REFUSALS_LOGGED_PER_WINDOW = 10;
@@ -23,7 +23,7 @@ export class NotificationRefusalLog {
    * configured path, never the request's.
    */
   constructor(
-    private readonly logger: LoggerService,
+    private readonly logger: PackageLogger,
     private readonly where: string,
     private readonly now: () => number = Date.now,
   ) {}

@@ -1,10 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import { isIP, type BlockList } from 'node:net';
-import type { LoggerService } from '@nestjs/common';
-import { stackOf } from '../../common/error-stack.js';
 import { printable } from '../../common/printable.js';
 import type { NotificationSecretConfig, NotificationVerificationConfig } from '../notifications-config.js';
 import type { NotificationRequestInfo } from '../../interfaces/notifications-options.interface.js';
+import type { PackageLogger } from '../../common/package-logger.js';
 
 /**
  * `undefined` when the request proves it comes from the payouts service, otherwise why not, for the log: never the
@@ -19,7 +18,7 @@ type Check = (request: NotificationRequestInfo) => string | undefined;
 /** Combines the configured checks, cheapest first; all must pass. */
 export function createNotificationVerifier(
   config: NotificationVerificationConfig,
-  logger: LoggerService,
+  logger: PackageLogger,
   now: () => number = Date.now,
 ): NotificationVerifier {
   const checks: Check[] = [];
@@ -57,11 +56,12 @@ export const SECRET_USE_LOG_INTERVAL_MS = 60 * 60 * 1000;
  * which one matched. The presented value is encoded once into a buffer kept for the purpose, at most a few bytes past
  * the longest secret, so neither its own length nor the request allocates anything.
  *
- * With several secrets (a rotation), a secret past its `notAfter` is refused, and the label of the one that verified
+ * With several secrets (a rotation), a secret past its `notAfter` is refused unless another entry of the list holds the
+ * same value and is still valid (the first valid entry verifies it), and the label of the one that verified
  * a request is logged (never a value): at LOG, the first time after boot, then at most once an hour with the count
  * since, so that an operator sees when the old secret goes quiet without a line per notification.
  */
-function secretCheck(secret: NotificationSecretConfig, logger: LoggerService, now: () => number): Check {
+function secretCheck(secret: NotificationSecretConfig, logger: PackageLogger, now: () => number): Check {
   warnAtBoot(secret, logger, now());
   const expected = secret.values.map(({ value }) => Buffer.from(value.reveal()));
   // Four bytes more than the longest secret (the longest UTF-8 character): a longer value fills it past every length.
@@ -89,17 +89,23 @@ function secretCheck(secret: NotificationSecretConfig, logger: LoggerService, no
     if (typeof provided !== 'string') return wrong;
     const written = presented.write(provided);
     let matched: (typeof secrets)[number] | undefined;
+    let expired: (typeof secrets)[number] | undefined;
+    let time = Number.NaN;
     for (const candidate of secrets) {
       const sameLength = written === candidate.expected.length;
       const equal = timingSafeEqual(sameLength ? candidate.presentedPrefix : candidate.expected, candidate.expected);
-      if (equal && sameLength && matched === undefined) matched = candidate;
+      if (!equal || !sameLength || matched !== undefined) continue;
+      // The same value may be listed twice (with and without a notAfter): any entry still valid verifies it.
+      if (candidate.notAfter !== Number.POSITIVE_INFINITY && Number.isNaN(time)) time = now();
+      if (time > candidate.notAfter) expired ??= candidate;
+      else matched = candidate;
     }
-    if (matched === undefined) return wrong;
+    if (matched === undefined) {
+      if (expired === undefined) return wrong;
+      return `the secret ${printable(expired.label!)} expired at ${new Date(expired.notAfter).toISOString()} (${where})`;
+    }
     if (matched.label === undefined) return undefined;
-    const time = now();
-    if (time > matched.notAfter) {
-      return `the secret ${printable(matched.label)} expired at ${new Date(matched.notAfter).toISOString()} (${where})`;
-    }
+    if (Number.isNaN(time)) time = now();
     matched.unlogged += 1;
     if (time - matched.lastLogged >= SECRET_USE_LOG_INTERVAL_MS) {
       const count =
@@ -115,15 +121,18 @@ function secretCheck(secret: NotificationSecretConfig, logger: LoggerService, no
 }
 
 /** Warns about secrets that are expired already, or short enough to guess; names them by label, never by value. */
-function warnAtBoot(secret: NotificationSecretConfig, logger: LoggerService, now: number): void {
+function warnAtBoot(secret: NotificationSecretConfig, logger: PackageLogger, now: number): void {
   const option = 'notifications.verification.secret.value';
   for (const { value, label, notAfter } of secret.values) {
     const named = label === undefined ? option : `${option} ${printable(label)}`;
     if (notAfter !== undefined && notAfter < now) {
-      logger.warn(
-        `${named} expired at ${new Date(notAfter).toISOString()}: requests presenting it are refused with 401. ` +
-          'Remove it from the list.',
+      const validTwin = secret.values.find(
+        (other) => other.value.reveal() === value.reveal() && (other.notAfter === undefined || other.notAfter >= now),
       );
+      const outcome = validTwin
+        ? `its value is listed again as ${printable(validTwin.label!)}, which verifies it`
+        : 'requests presenting it are refused with 401';
+      logger.warn(`${named} expired at ${new Date(notAfter).toISOString()}: ${outcome}. Remove it from the list.`);
     }
     if (Buffer.byteLength(value.reveal()) < MIN_SECRET_BYTES) {
       logger.warn(
@@ -141,10 +150,10 @@ const VERIFY_FAILED = 'verify threw or rejected (logged above)';
 function runVerify(
   verify: NonNullable<NotificationVerificationConfig['verify']>,
   request: NotificationRequestInfo,
-  logger: LoggerService,
+  logger: PackageLogger,
 ): string | undefined | Promise<string | undefined> {
   const fail = (error: unknown) => {
-    logger.error('The notifications verify function failed; the request is refused', stackOf(error));
+    logger.error('The notifications verify function failed; the request is refused', error);
     return VERIFY_FAILED;
   };
   const verdictOf = (verified: unknown) => (verified === true ? undefined : VERIFY_DENIED);

@@ -1,11 +1,14 @@
-import { parseArgs } from 'node:util';
+import { InvalidArgument, readCommandLine } from '../../common/command-line.js';
 import {
-  commandLineProblem,
-  InvalidArgument,
+  checkedAsArguments,
   redisUrlArgument,
+  timerDelayArgument,
   wholeNumberArgument,
-} from '../../common/command-line.js';
+} from '../../common/command-line-values.js';
 import type { RedisUrlConnection } from '../../common/redis-url-connection.js';
+import { resolvePayoutsAccount } from '../../config/payouts-account.js';
+import { type PayoutRunsConfig, resolvePayoutRunsOptions } from '../payout-runs-options.js';
+import { ledgerArgument, type PostgresLedgerArgument } from './ledger-argument.js';
 
 export const PAYOUT_RUNS_USAGE = `Usage: nestjs-payouts payout-runs <progress|unknown|resolve> [options]
 
@@ -35,11 +38,14 @@ Options:
   --timeout-ms <n>        How long to wait for Redis (default: 5000)
   -h, --help              Show this help
 
-Exit status: 0 on success, 1 when the run or the unknown payout is not found (or not unknown),
-2 for invalid options or when Redis (or the ledger's PostgreSQL) cannot be reached.`;
+Exit status: 0 on success, 1 when nothing is found: no such run, no payout of unknown outcome
+(unknown), or no such unknown payout to resolve; 2 for invalid options or when Redis (or the ledger's
+PostgreSQL) cannot be reached.`;
 
 export type PayoutRunsInvocation = {
   readonly connection: RedisUrlConnection;
+  /** The options of the runs to read, as `PayoutRunsModule` would check them: one connection attempt, no worker. */
+  readonly config: PayoutRunsConfig;
   readonly account: string | undefined;
   readonly prefix: string | undefined;
   readonly limit: number;
@@ -58,32 +64,11 @@ export type PayoutRunsInvocation = {
     }
 );
 
-/** `--ledger postgres` and its connection, never echoed: the URL may hold a password. */
-export interface PostgresLedgerArgument {
-  readonly kind: 'postgres';
-  readonly databaseUrl: string;
-  readonly schema: string;
-}
-
-const SCHEMA = /^[a-z_][a-z0-9_]{0,62}$/;
-
-/** The parsed command line, `'help'`, or the message of the first problem found. */
-export function parsePayoutRunsArguments(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-): PayoutRunsInvocation | 'help' | { problem: string } {
-  try {
-    return parse(args, env);
-  } catch (error) {
-    return commandLineProblem(error);
-  }
-}
-
-function parse(args: string[], env: NodeJS.ProcessEnv): PayoutRunsInvocation | 'help' {
-  const { values, positionals } = parseArgs({
-    args,
-    strict: true,
-    allowPositionals: true,
+/** The parsed command line, or `'help'`; a bad one throws `InvalidArgument`. */
+export function parsePayoutRunsArguments(args: string[], env: NodeJS.ProcessEnv): PayoutRunsInvocation | 'help' {
+  const commandLine = readCommandLine(args, {
+    actions: ['progress', 'unknown', 'resolve'],
+    urlOption: '--redis-url',
     options: {
       'redis-url': { type: 'string' },
       account: { type: 'string' },
@@ -98,23 +83,34 @@ function parse(args: string[], env: NodeJS.ProcessEnv): PayoutRunsInvocation | '
       ledger: { type: 'string' },
       'database-url': { type: 'string' },
       schema: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
     },
   });
-  if (values.help) return 'help';
-  const [action, ...extra] = positionals;
-  if (action !== 'progress' && action !== 'unknown' && action !== 'resolve') {
-    throw new InvalidArgument(
-      action === undefined ? 'a command is required: progress, unknown or resolve' : 'unknown command; see --help',
-    );
-  }
-  if (extra.length > 0) throw new InvalidArgument('unexpected extra argument; see --help');
+  if (commandLine === 'help') return 'help';
+  const { values, action } = commandLine;
+  const { account, prefix } = values;
+  const connection = redisUrlArgument(values['redis-url'], env);
+  const timeoutMs = timerDelayArgument('--timeout-ms', values['timeout-ms'], 5000, 1);
+  // The account's name in the words of PayoutsModule, whose `name` it is.
+  checkedAsArguments(() => resolvePayoutsAccount(account), { name: '--account' });
+  const config = checkedAsArguments(
+    () =>
+      resolvePayoutRunsOptions({
+        // One connection attempt: a command that cannot reach Redis says so and ends, rather than retrying for ever.
+        connection: { ...connection, connectTimeout: timeoutMs, retryStrategy: () => null },
+        ...(prefix !== undefined && { prefix }),
+        ...(account !== undefined && { account }),
+        rateLimit: false,
+        worker: false,
+      }),
+    { account: '--account', prefix: '--prefix' },
+  );
   const common = {
-    connection: redisUrlArgument(values['redis-url'] ?? (env.REDIS_URL || undefined)),
-    account: values.account,
-    prefix: values.prefix,
+    connection,
+    config,
+    account,
+    prefix,
     limit: wholeNumberArgument('--limit', values.limit, 100),
-    timeoutMs: wholeNumberArgument('--timeout-ms', values['timeout-ms'], 5000),
+    timeoutMs,
     ledger: ledgerArgument(values, env),
   };
   if (action === 'progress') {
@@ -123,36 +119,8 @@ function parse(args: string[], env: NodeJS.ProcessEnv): PayoutRunsInvocation | '
   }
   if (action === 'unknown') return { ...common, action };
   if (values['request-id'] === undefined) throw new InvalidArgument('resolve takes --request-id <id>');
-  if (values.as !== 'sent' && values.as !== 'absent')
+  if (values.as !== 'sent' && values.as !== 'absent') {
     throw new InvalidArgument('resolve takes --as sent or --as absent');
+  }
   return { ...common, action, requestId: values['request-id'], decision: values.as, by: values.by, note: values.note };
-}
-
-function ledgerArgument(
-  values: { ledger?: string; 'database-url'?: string; schema?: string },
-  env: NodeJS.ProcessEnv,
-): PostgresLedgerArgument | undefined {
-  if (values.ledger === undefined || values.ledger === 'redis') {
-    if (values['database-url'] !== undefined || values.schema !== undefined) {
-      throw new InvalidArgument('--database-url and --schema go with --ledger postgres');
-    }
-    return undefined;
-  }
-  if (values.ledger !== 'postgres') throw new InvalidArgument('--ledger must be redis or postgres');
-  const databaseUrl = values['database-url'] ?? (env.DATABASE_URL || undefined);
-  if (databaseUrl === undefined) {
-    throw new InvalidArgument('--ledger postgres takes --database-url (or the DATABASE_URL environment variable)');
-  }
-  let protocol: string;
-  try {
-    protocol = new URL(databaseUrl).protocol;
-  } catch {
-    protocol = '';
-  }
-  if (protocol !== 'postgresql:' && protocol !== 'postgres:') {
-    throw new InvalidArgument('--database-url must be a postgresql:// or postgres:// URL');
-  }
-  const schema = values.schema ?? 'nestjs_payouts';
-  if (!SCHEMA.test(schema)) throw new InvalidArgument('--schema must be a lower-case name of letters, digits and "_"');
-  return { kind: 'postgres', databaseUrl, schema };
 }

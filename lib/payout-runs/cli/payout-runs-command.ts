@@ -1,29 +1,15 @@
+import { type CommandOutput, EXIT_USAGE, hiddenIn } from '../../common/command-output.js';
 import { escapeControls } from '../../common/printable.js';
-import {
-  connectionSecretsHidden,
-  describeConnection,
-  type RedisUrlConnection,
-} from '../../common/redis-url-connection.js';
+import { connectionSecretsHidden, describeConnection } from '../../common/redis-url-connection.js';
 import { withDeadline } from '../../common/with-deadline.js';
 import { type PayoutLedgerFactory, PayoutsError } from '../../index.js';
 import { PAYOUT_STATES } from '../payout-state-store.js';
-import { resolvePayoutRunsOptions } from '../payout-runs-options.js';
 import { PayoutRunsService } from '../payout-runs.service.js';
-import {
-  parsePayoutRunsArguments,
-  PAYOUT_RUNS_USAGE,
-  type PayoutRunsInvocation,
-  type PostgresLedgerArgument,
-} from './payout-runs-arguments.js';
+import type { PostgresLedgerArgument } from './ledger-argument.js';
+import { parsePayoutRunsArguments, PAYOUT_RUNS_USAGE, type PayoutRunsInvocation } from './payout-runs-arguments.js';
 
 export const EXIT_OK = 0;
 export const EXIT_NOT_FOUND = 1;
-export const EXIT_USAGE = 2;
-
-export interface CommandOutput {
-  out(line: string): void;
-  err(line: string): void;
-}
 
 /** Error messages are shown up to this length, on one line. */
 const SHOWN_CHARS = 200;
@@ -42,7 +28,10 @@ export type LedgerOpener = (
   timeoutMs: number,
 ) => Promise<{ factory: PayoutLedgerFactory; close(): Promise<void> }>;
 
-/** Runs `nestjs-payouts payout-runs …` and resolves with the process exit status. */
+/**
+ * Runs `nestjs-payouts payout-runs …` and resolves with the process exit status; a bad command line throws
+ * `InvalidArgument`.
+ */
 export async function runPayoutRunsCommand(
   args: string[],
   output: CommandOutput,
@@ -54,12 +43,9 @@ export async function runPayoutRunsCommand(
     output.out(PAYOUT_RUNS_USAGE);
     return EXIT_OK;
   }
-  if ('problem' in parsed) {
-    output.err(`Error: ${parsed.problem}`);
-    output.err('Run "nestjs-payouts payout-runs --help" for the options.');
-    return EXIT_USAGE;
-  }
-  output = redacted(output, parsed.connection, parsed.ledger);
+  // The URL's credentials never reach the output, whatever an error message echoes.
+  output = hiddenIn(output, connectionSecretsHidden(parsed.connection));
+  if (parsed.ledger) output = hiddenIn(output, databasePasswordHidden(parsed.ledger));
   let ledger: Awaited<ReturnType<LedgerOpener>> | undefined;
   if (parsed.ledger) {
     try {
@@ -72,15 +58,7 @@ export async function runPayoutRunsCommand(
   const where =
     `the payout runs of ${printed(parsed.account ?? 'the unnamed account')} ` +
     `at ${printed(describeConnection(parsed.connection))}`;
-  const config = resolvePayoutRunsOptions({
-    // One connection attempt: a command that cannot reach Redis says so and ends, rather than retrying for ever.
-    connection: { ...parsed.connection, connectTimeout: parsed.timeoutMs, retryStrategy: () => null },
-    ...(parsed.prefix !== undefined && { prefix: parsed.prefix }),
-    ...(parsed.account !== undefined && { account: parsed.account }),
-    rateLimit: false,
-    worker: false,
-    ...(ledger && { ledger: ledger.factory }),
-  });
+  const config = ledger ? { ...parsed.config, ledger: ledger.factory } : parsed.config;
   const runs = new PayoutRunsService(config, parsed.account ?? 'default', SILENT);
   const errors: Error[] = [];
   runs.queue.on('error', (error) => errors.push(error));
@@ -102,6 +80,23 @@ export async function runPayoutRunsCommand(
   } finally {
     await withDeadline(runs.queue.close(), 1000, () => new Error('timeout')).catch(() => runs.queue.disconnect());
     await ledger?.close();
+  }
+}
+
+/** The database URL's password never reaches the output either. */
+function databasePasswordHidden({ databaseUrl }: PostgresLedgerArgument): (line: string) => string {
+  const { password } = new URL(databaseUrl);
+  const secrets = [password, safeDecode(password)].filter(
+    (secret): secret is string => secret !== undefined && secret.length >= 4,
+  );
+  return (line) => secrets.reduce((shown, secret) => shown.split(secret).join('redacted'), line);
+}
+
+function safeDecode(value: string): string | undefined {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return undefined;
   }
 }
 
@@ -144,7 +139,8 @@ async function perform(
           ].join('  '),
         );
       }
-      return EXIT_OK;
+      // Nothing found, as for a run or a payout that is not there: a script can tell "all settled" by the status.
+      return total === 0 ? EXIT_NOT_FOUND : EXIT_OK;
     }
     case 'resolve': {
       const { requestId, decision, by, note } = invocation;
@@ -171,19 +167,4 @@ async function perform(
 /** A value from outside, on one line of the terminal. */
 function printed(value: string): string {
   return escapeControls(value, SHOWN_CHARS);
-}
-
-/** The URL's credentials never reach the output, whatever an error message echoes. */
-function redacted(
-  output: CommandOutput,
-  connection: RedisUrlConnection,
-  ledger: PostgresLedgerArgument | undefined,
-): CommandOutput {
-  const hideRedis = connectionSecretsHidden(connection);
-  const password = ledger ? decodeURIComponent(new URL(ledger.databaseUrl).password) : '';
-  const hide = (line: string) => {
-    const shown = hideRedis(line);
-    return password.length >= 4 ? shown.split(password).join('redacted') : shown;
-  };
-  return { out: (line) => output.out(hide(line)), err: (line) => output.err(hide(line)) };
 }

@@ -1,5 +1,5 @@
-import { parseArgs } from 'node:util';
-import { commandLineProblem, InvalidArgument, wholeNumberArgument } from '../../common/command-line.js';
+import { InvalidArgument, readCommandLine } from '../../common/command-line.js';
+import { timerDelayArgument } from '../../common/command-line-values.js';
 
 export const POSTGRES_USAGE = `Usage: nestjs-payouts postgres migrate [options]
 
@@ -28,52 +28,33 @@ export interface PostgresMigrateInvocation {
 
 const SCHEMA = /^[a-z_][a-z0-9_]{0,62}$/;
 
-/** The parsed command line, `'help'`, or the message of the first problem found. */
-export function parsePostgresArguments(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-): PostgresMigrateInvocation | 'help' | { problem: string } {
-  try {
-    return parse(args, env);
-  } catch (error) {
-    return commandLineProblem(error);
-  }
-}
-
-function parse(args: string[], env: NodeJS.ProcessEnv): PostgresMigrateInvocation | 'help' {
-  const { values, positionals } = parseArgs({
-    args,
-    strict: true,
-    allowPositionals: true,
+/** The parsed command line, or `'help'`; a bad one throws `InvalidArgument`. */
+export function parsePostgresArguments(args: string[], env: NodeJS.ProcessEnv): PostgresMigrateInvocation | 'help' {
+  const commandLine = readCommandLine(args, {
+    actions: ['migrate'],
+    urlOption: '--database-url',
     options: {
       'database-url': { type: 'string' },
       schema: { type: 'string' },
       'timeout-ms': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
     },
   });
-  if (values.help) return 'help';
-  const [action, ...extra] = positionals;
-  if (action !== 'migrate') {
-    throw new InvalidArgument(action === undefined ? 'a command is required: migrate' : 'unknown command; see --help');
-  }
-  if (extra.length > 0) throw new InvalidArgument('unexpected extra argument; see --help');
+  if (commandLine === 'help') return 'help';
+  const { values, action } = commandLine;
   const databaseUrl = values['database-url'] ?? (env.DATABASE_URL || undefined);
   if (databaseUrl === undefined) {
     throw new InvalidArgument('--database-url is required (or the DATABASE_URL environment variable)');
   }
-  if (!isPostgresUrl(databaseUrl))
+  const protocol = URL.canParse(databaseUrl) ? new URL(databaseUrl).protocol : '';
+  if (protocol !== 'postgresql:' && protocol !== 'postgres:') {
     throw new InvalidArgument('--database-url must be a postgresql:// or postgres:// URL');
+  }
   const schema = values.schema ?? 'nestjs_payouts';
   if (!SCHEMA.test(schema)) throw new InvalidArgument('--schema must be a lower-case name of letters, digits and "_"');
-  return { action, databaseUrl, schema, timeoutMs: wholeNumberArgument('--timeout-ms', values['timeout-ms'], 30_000) };
-}
-
-function isPostgresUrl(value: string): boolean {
-  try {
-    const { protocol } = new URL(value);
-    return protocol === 'postgresql:' || protocol === 'postgres:';
-  } catch {
-    return false;
-  }
+  return {
+    action,
+    databaseUrl,
+    schema,
+    timeoutMs: timerDelayArgument('--timeout-ms', values['timeout-ms'], 30_000, 1),
+  };
 }

@@ -1,3 +1,4 @@
+import { type CommandOutput, EXIT_USAGE } from '../../common/command-output.js';
 import { escapeControls } from '../../common/printable.js';
 import { withDeadline } from '../../common/with-deadline.js';
 import { PayoutLedgerSchemaError } from '../../index.js';
@@ -7,16 +8,13 @@ import { parsePostgresArguments, POSTGRES_USAGE, type PostgresMigrateInvocation 
 
 export const EXIT_OK = 0;
 export const EXIT_NEWER = 1;
-export const EXIT_USAGE = 2;
-
-export interface CommandOutput {
-  out(line: string): void;
-  err(line: string): void;
-}
 
 class NoReply extends Error {}
 
-/** Runs `nestjs-payouts postgres …` and resolves with the process exit status. */
+/**
+ * Runs `nestjs-payouts postgres …` and resolves with the process exit status; a bad command line throws
+ * `InvalidArgument`.
+ */
 export async function runPostgresCommand(
   args: string[],
   output: CommandOutput,
@@ -26,11 +24,6 @@ export async function runPostgresCommand(
   if (parsed === 'help') {
     output.out(POSTGRES_USAGE);
     return EXIT_OK;
-  }
-  if ('problem' in parsed) {
-    output.err(`Error: ${parsed.problem}`);
-    output.err('Run "nestjs-payouts postgres --help" for the options.');
-    return EXIT_USAGE;
   }
   const pg = await loadPg();
   if (!pg) {

@@ -1,12 +1,14 @@
-import { parseArgs } from 'node:util';
+import { InvalidArgument, readCommandLine } from '../../common/command-line.js';
 import {
-  commandLineProblem,
-  InvalidArgument,
+  checkedAsArguments,
   redisUrlArgument,
+  timerDelayArgument,
   wholeNumberArgument,
-} from '../../common/command-line.js';
-import { notificationsQueueName } from '../notifications-queue-name.js';
+} from '../../common/command-line-values.js';
 import type { RedisUrlConnection } from '../../common/redis-url-connection.js';
+import { resolvePayoutsAccount } from '../../config/payouts-account.js';
+import { notificationsQueueName } from '../notifications-queue-name.js';
+import { resolvePayoutsQueueOptions } from '../payouts-queue-options.js';
 
 export const QUEUE_USAGE = `Usage: nestjs-payouts queue <failed|replay> [options]
 
@@ -44,22 +46,11 @@ export interface QueueInvocation {
   readonly timeoutMs: number;
 }
 
-/** The parsed command line, `'help'`, or the message of the first problem found. */
-export type QueueArguments = QueueInvocation | 'help' | { problem: string };
-
-export function parseQueueArguments(args: string[], env: NodeJS.ProcessEnv): QueueArguments {
-  try {
-    return parse(args, env);
-  } catch (error) {
-    return commandLineProblem(error);
-  }
-}
-
-function parse(args: string[], env: NodeJS.ProcessEnv): QueueInvocation | 'help' {
-  const { values, positionals } = parseArgs({
-    args,
-    strict: true,
-    allowPositionals: true,
+/** The parsed command line, or `'help'`; a bad one throws `InvalidArgument`. */
+export function parseQueueArguments(args: string[], env: NodeJS.ProcessEnv): QueueInvocation | 'help' {
+  const commandLine = readCommandLine(args, {
+    actions: ['failed', 'replay'],
+    urlOption: '--redis-url',
     options: {
       'redis-url': { type: 'string' },
       account: { type: 'string' },
@@ -69,28 +60,28 @@ function parse(args: string[], env: NodeJS.ProcessEnv): QueueInvocation | 'help'
       all: { type: 'boolean' },
       limit: { type: 'string' },
       'timeout-ms': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
     },
   });
-  if (values.help) return 'help';
-  const [action, ...extra] = positionals;
-  if (action !== 'failed' && action !== 'replay') {
-    throw new InvalidArgument(
-      action === undefined ? 'a command is required: failed or replay' : `unknown command "${action}"`,
-    );
-  }
-  if (extra.length > 0) throw new InvalidArgument(`unexpected argument "${extra[0]}"`);
+  if (commandLine === 'help') return 'help';
+  const { values, action } = commandLine;
   if (values.account !== undefined && values.queue !== undefined) {
     throw new InvalidArgument('--account and --queue name the same thing: give one of them');
   }
+  const { queue: queueName, prefix } = values;
+  // The names the module accepts, in its own words: a name that it would refuse names no queue of it.
+  checkedAsArguments(() => resolvePayoutsAccount(values.account), { name: '--account' });
+  checkedAsArguments(() => resolvePayoutsQueueOptions({ connection: {}, queueName, prefix }), {
+    queueName: '--queue',
+    prefix: '--prefix',
+  });
   return {
     action,
-    connection: redisUrlArgument(values['redis-url'] ?? (env.REDIS_URL || undefined)),
-    queueName: values.queue ?? notificationsQueueName(values.account),
-    prefix: values.prefix,
+    connection: redisUrlArgument(values['redis-url'], env),
+    queueName: queueName ?? notificationsQueueName(values.account),
+    prefix,
     job: action === 'replay' ? parseJob(values.job, values.all) : undefined,
     limit: wholeNumberArgument('--limit', values.limit, 100),
-    timeoutMs: wholeNumberArgument('--timeout-ms', values['timeout-ms'], 5000),
+    timeoutMs: timerDelayArgument('--timeout-ms', values['timeout-ms'], 5000, 1),
   };
 }
 

@@ -1,5 +1,6 @@
 import { Queue } from 'bullmq';
-import { escapeControls } from '../../common/printable.js';
+import { type CommandOutput, EXIT_USAGE, hiddenIn } from '../../common/command-output.js';
+import { escapeControls, printable } from '../../common/printable.js';
 import { withDeadline } from '../../common/with-deadline.js';
 import { missingBullMqPeer } from '../../common/bullmq-peers.js';
 import {
@@ -13,29 +14,18 @@ import { connectionSecretsHidden, describeConnection } from '../../common/redis-
 
 export const EXIT_OK = 0;
 export const EXIT_NOT_REPLAYED = 1;
-export const EXIT_USAGE = 2;
-
-export interface CommandOutput {
-  out(line: string): void;
-  err(line: string): void;
-}
 
 /** Failed reasons are shown up to this length, on one line. */
 const SHOWN_REASON_CHARS = 200;
 
 class RedisUnreachable extends Error {}
 
-/** Runs `nestjs-payouts queue …` and resolves with the process exit status. */
+/** Runs `nestjs-payouts queue …` and resolves with the process exit status; a bad command line throws `InvalidArgument`. */
 export async function runQueueCommand(args: string[], output: CommandOutput, env: NodeJS.ProcessEnv): Promise<number> {
   const parsed = parseQueueArguments(args, env);
   if (parsed === 'help') {
     output.out(QUEUE_USAGE);
     return EXIT_OK;
-  }
-  if ('problem' in parsed) {
-    output.err(`Error: ${parsed.problem}`);
-    output.err('Run "nestjs-payouts queue --help" for the options.');
-    return EXIT_USAGE;
   }
   // The command connects from a URL, so BullMQ opens its own connections, with ioredis.
   const missing = missingBullMqPeer(true);
@@ -43,8 +33,9 @@ export async function runQueueCommand(args: string[], output: CommandOutput, env
     output.err(`Error: the queue command needs the ${missing} package: npm install ${missing}`);
     return EXIT_USAGE;
   }
-  output = redacted(output, parsed);
-  const where = `queue ${parsed.queueName} at ${describeConnection(parsed.connection)}`;
+  // The URL's credentials never reach the output, whatever an error message echoes.
+  output = hiddenIn(output, connectionSecretsHidden(parsed.connection));
+  const where = `queue ${printable(parsed.queueName)} at ${describeConnection(parsed.connection)}`;
   const queue = new Queue(parsed.queueName, {
     // One connection attempt: a command that cannot reach Redis says so and ends, rather than retrying for ever.
     connection: { ...parsed.connection, connectTimeout: parsed.timeoutMs, retryStrategy: () => null },
@@ -120,10 +111,4 @@ function describeFailed({
     `failed ${failedAt?.toISOString() ?? 'at an unknown time'}`,
     escapeControls(failedReason, SHOWN_REASON_CHARS),
   ].join('  ');
-}
-
-/** The URL's credentials never reach the output, whatever an error message echoes. */
-function redacted(output: CommandOutput, { connection }: QueueInvocation): CommandOutput {
-  const hide = connectionSecretsHidden(connection);
-  return { out: (line) => output.out(hide(line)), err: (line) => output.err(hide(line)) };
 }

@@ -1,20 +1,13 @@
 import { escapeControls } from '../../common/printable.js';
+import { urlWithoutSecrets } from '../../common/url-without-secrets.js';
 import type { DeliveryAttempt, DeliveryReport } from '../deliver-notification.js';
 
 /** Reply bodies are shown up to this length: enough for an error message, short enough for a terminal. */
 const SHOWN_BODY_CHARS = 200;
 
-/**
- * The URL with every query value hidden: the notification URL usually carries the shared secret.
- */
+/** The URL with every query value hidden: the notification URL usually carries the shared secret. */
 export function displayUrl(url: URL): string {
-  const shown = new URL(url);
-  for (const name of new Set(shown.searchParams.keys())) {
-    shown.searchParams.set(name, 'redacted');
-  }
-  shown.username = '';
-  shown.password = '';
-  return shown.href;
+  return urlWithoutSecrets(url);
 }
 
 export function describeStart(eventType: string, url: URL, attempts: number, intervalMs: number): string {

@@ -1,3 +1,4 @@
+import { type CommandOutput, EXIT_USAGE, hiddenIn } from '../../common/command-output.js';
 import {
   DEFAULT_DELIVERY_ATTEMPTS,
   DEFAULT_DELIVERY_INTERVAL_MS,
@@ -11,30 +12,22 @@ import { describeAttempt, describeDuration, describeOutcome, describeStart, disp
 
 export const EXIT_DELIVERED = 0;
 export const EXIT_NOT_DELIVERED = 1;
-export const EXIT_USAGE = 2;
-
-export interface CommandOutput {
-  out(line: string): void;
-  err(line: string): void;
-}
 
 /** Raised from `onAttempt` to stop at once when the first attempt finds nothing listening. */
 class HostUnreachable extends Error {}
 
-/** Runs `nestjs-payouts simulate …` and resolves with the process exit status. */
+/**
+ * Runs `nestjs-payouts simulate …` and resolves with the process exit status; a bad command line throws
+ * `InvalidArgument`.
+ */
 export async function runSimulateCommand(args: string[], output: CommandOutput): Promise<number> {
   const parsed = await parseSimulateArguments(args);
   if (parsed === 'help') {
     output.out(SIMULATE_USAGE);
     return EXIT_DELIVERED;
   }
-  if ('problem' in parsed) {
-    output.err(`Error: ${parsed.problem}`);
-    output.err('Run "nestjs-payouts simulate --help" for the options.');
-    return EXIT_USAGE;
-  }
 
-  output = redactedOutput(output, secretRedactor(parsed));
+  output = hiddenIn(output, secretRedactor(parsed));
   const attempts = parsed.attempts ?? DEFAULT_DELIVERY_ATTEMPTS;
   const intervalMs = parsed.intervalMs ?? DEFAULT_DELIVERY_INTERVAL_MS;
   output.out(describeStart(parsed.eventType, parsed.url, attempts, intervalMs));
@@ -64,8 +57,4 @@ export async function runSimulateCommand(args: string[], output: CommandOutput):
     );
     return EXIT_USAGE;
   }
-}
-
-function redactedOutput(output: CommandOutput, redact: (line: string) => string): CommandOutput {
-  return { out: (line) => output.out(redact(line)), err: (line) => output.err(redact(line)) };
 }

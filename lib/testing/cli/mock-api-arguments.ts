@@ -1,14 +1,15 @@
-import { parseArgs } from 'node:util';
-import { commandLineProblem } from '../../common/command-line.js';
+import { InvalidArgument, readCommandLine } from '../../common/command-line.js';
+import { timerDelayArgument } from '../../common/command-line-values.js';
 import { printable } from '../../common/printable.js';
 import { isWholeNumber } from '../../common/whole-number.js';
 import { isHeaderSafeCredential } from '../../payouts/header-safe-credential.js';
 
 export const MOCK_API_USAGE = `Usage: nestjs-payouts mock-api [options]
 
-Runs a mock of the payouts API for an app to call: POST /payouts with both credential headers and
-the body checked, as MockPayoutsApi of nestjs-payouts/testing does. Prints its URL, then one line
-per request, credentials hidden. Stops on Ctrl+C (SIGINT) or SIGTERM.
+Runs a mock of the payouts API for an app to call, as MockPayoutsApi of nestjs-payouts/testing does:
+POST /payouts creates a payout, both credential headers and the body checked; GET /payouts/<id>
+answers a payout by its request_id or its own id (po_…), as a reconcile lookup asks. Prints its
+URL, then one line per request, credentials hidden. Stops on Ctrl+C (SIGINT) or SIGTERM.
 
 Options:
   --port <n>              The port to listen on, 0 for a free one (default: 4010)
@@ -33,39 +34,25 @@ export interface MockApiInvocation {
   latencyMs: number;
 }
 
-/** The parsed command line, `'help'`, or the message of the first problem found (never echoing a credential). */
-export type MockApiArguments = MockApiInvocation | 'help' | { problem: string };
-
-export function parseMockApiArguments(args: string[], env: NodeJS.ProcessEnv): MockApiArguments {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string', default: '127.0.0.1' },
-        'api-key': { type: 'string' },
-        'access-token': { type: 'string' },
-        'latency-ms': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (error) {
-    return commandLineProblem(error);
+/** The parsed command line, or `'help'`; a bad one throws `InvalidArgument`, whose message never shows a credential. */
+export function parseMockApiArguments(args: string[], env: NodeJS.ProcessEnv): MockApiInvocation | 'help' {
+  const commandLine = readCommandLine(args, {
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string', default: '127.0.0.1' },
+      'api-key': { type: 'string' },
+      'access-token': { type: 'string' },
+      'latency-ms': { type: 'string' },
+    },
+  });
+  if (commandLine === 'help') return 'help';
+  const { values } = commandLine;
+  const port = values.port === undefined ? DEFAULT_MOCK_API_PORT : /^\d+$/.test(values.port) ? Number(values.port) : -1;
+  if (!isWholeNumber(port, 0) || port > 65_535) {
+    throw new InvalidArgument(`--port must be a port from 0 to 65535; got ${printable(values.port ?? '')}`);
   }
-  if (values.help) return 'help';
-  const port = wholeNumber(values.port, DEFAULT_MOCK_API_PORT);
-  if (port === undefined || port > 65_535)
-    return { problem: `--port must be a port from 0 to 65535; got ${printable(values.port ?? '')}` };
-  const latencyMs = wholeNumber(values['latency-ms'], 0);
-  if (latencyMs === undefined) {
-    return {
-      problem: `--latency-ms must be a whole number of milliseconds; got ${printable(values['latency-ms'] ?? '')}`,
-    };
-  }
-  if (values.host === '') return { problem: '--host must be an address such as 127.0.0.1' };
+  const latencyMs = timerDelayArgument('--latency-ms', values['latency-ms'], 0, 0);
+  if (values.host === '') throw new InvalidArgument('--host must be an address such as 127.0.0.1');
   const apiKey = values['api-key'] ?? (env.PAYOUTS_API_KEY || undefined);
   const accessToken = values['access-token'] ?? (env.PAYOUTS_ACCESS_TOKEN || undefined);
   for (const [name, value] of [
@@ -73,14 +60,8 @@ export function parseMockApiArguments(args: string[], env: NodeJS.ProcessEnv): M
     ['--access-token (or PAYOUTS_ACCESS_TOKEN)', accessToken],
   ] as const) {
     if (value !== undefined && !isHeaderSafeCredential(value)) {
-      return { problem: `${name} must be printable characters without spaces (the value is not shown)` };
+      throw new InvalidArgument(`${name} must be printable characters without spaces (the value is not shown)`);
     }
   }
   return { port, host: values.host, apiKey, accessToken, latencyMs };
-}
-
-function wholeNumber(value: string | undefined, fallback: number): number | undefined {
-  if (value === undefined) return fallback;
-  const number = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  return isWholeNumber(number, 0) ? number : undefined;
 }

@@ -1,6 +1,6 @@
+import { type CommandOutput, EXIT_USAGE } from '../../common/command-output.js';
 import { escapeControls } from '../../common/printable.js';
 import { CredentialRedactor } from '../../payouts/credential-redactor.js';
-import { type CommandOutput, EXIT_USAGE } from '../../simulator/cli/simulate-command.js';
 import { MockPayoutsApi } from '../mock-payouts-api/mock-payouts-api.js';
 import { MOCK_API_USAGE, parseMockApiArguments } from './mock-api-arguments.js';
 import { describeCall } from './mock-call-printer.js';
@@ -12,7 +12,7 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 /**
  * Runs `nestjs-payouts mock-api …` until SIGINT or SIGTERM, and resolves with the process exit status. Credentials
  * given on the command line or in the environment are never printed; made-up ones are printed once, since the
- * developer needs them to configure the app.
+ * developer needs them to configure the app. A bad command line throws `InvalidArgument`.
  */
 export async function runMockApiCommand(
   args: string[],
@@ -23,11 +23,6 @@ export async function runMockApiCommand(
   if (parsed === 'help') {
     output.out(MOCK_API_USAGE);
     return EXIT_STOPPED;
-  }
-  if ('problem' in parsed) {
-    output.err(`Error: ${escapeControls(parsed.problem, 200)}`);
-    output.err('Run "nestjs-payouts mock-api --help" for the options.');
-    return EXIT_USAGE;
   }
 
   // The record hides the credential headers; this also hides a credential a client put anywhere else (a query).
@@ -51,6 +46,9 @@ export async function runMockApiCommand(
   redactor = new CredentialRedactor([mock.apiKey, mock.accessToken!]);
 
   output.out(`Mock payouts API listening on ${mock.baseUrl} (POST /payouts)`);
+  output.out(
+    "GET /payouts/<request_id> answers a payout as a reconcile lookup asks; the payout's own id (po_…) works too.",
+  );
   if (!LOOPBACK.has(parsed.host)) {
     output.out(`Listening on ${escapeControls(parsed.host, 100)}: other machines may reach it.`);
   }

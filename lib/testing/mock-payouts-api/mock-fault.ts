@@ -1,3 +1,5 @@
+import { isTimerDelay, timerDelayExpected } from '../../common/timer-delay.js';
+
 /**
  * What the mock payouts API does instead of answering a request as the real API would. Build one with the
  * {@link MockFault} functions and switch it on with `MockPayoutsApi.fail()`.
@@ -44,8 +46,8 @@ export const MockFault = {
 
   /** Waits `ms` milliseconds, then plays `next`, or answers as usual when it is left out. */
   latency(ms: number, next?: MockFault): MockFault {
-    if (!Number.isSafeInteger(ms) || ms < 0) {
-      throw new RangeError(`MockFault.latency(): the delay must be a whole number of milliseconds; got ${ms}`);
+    if (!isTimerDelay(ms, 0)) {
+      throw new RangeError(`MockFault.latency(): the delay must be ${timerDelayExpected(0)}; got ${ms}`);
     }
     return { kind: 'latency', ms, next };
   },

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { optionKeys, rejectUnknownKeys } from '../../common/known-option-keys.js';
+import { isTimerDelay, timerDelayExpected } from '../../common/timer-delay.js';
 import { isWholeNumber } from '../../common/whole-number.js';
 import { PayoutsConfigError } from '../../errors/payouts-config.error.js';
 import { isHeaderSafeCredential } from '../../payouts/header-safe-credential.js';
@@ -53,7 +54,7 @@ export function resolveMockPayoutsApiOptions(options: MockPayoutsApiOptions): Mo
       OWNER,
     );
   }
-  if (!isWholeNumber(latencyMs, 0)) throw new PayoutsConfigError('latencyMs', 'a whole number of milliseconds', OWNER);
+  if (!isTimerDelay(latencyMs, 0)) throw new PayoutsConfigError('latencyMs', timerDelayExpected(0), OWNER);
   if (onCall !== undefined && typeof onCall !== 'function') throw new PayoutsConfigError('onCall', 'a function', OWNER);
   return {
     port,

@@ -37,9 +37,10 @@ const JSON_HEADERS: MockHeaders = { 'content-type': 'application/json' };
 /**
  * `POST /payouts` as the interface describes it: both credentials checked, a JSON body with every field of the wallet
  * sample; a new `request_id` creates a payout (`201`), a repeated one gets the payout created the first time (`200`).
- * Error bodies are `{ "error": <code> }`, with `problems` naming each invalid field. `GET /payouts/{request_id}` is the
- * mock's own lookup (the interface has none), for testing a reconcile `lookup`: the payout (`200`) or
- * `{ "error": "payout_not_found" }` (`404`).
+ * Error bodies are `{ "error": <code> }`, with `problems` naming each invalid field. `GET /payouts/{id}` is the
+ * mock's own lookup (the interface has none), for testing a reconcile `lookup`: by the payout's `request_id`, else by
+ * its own `id` (`po_…`), the payout (`200`) or `{ "error": "payout_not_found" }` (`404`); an `{id}` that is not valid
+ * percent-encoding gets `400 { "error": "invalid_path" }` rather than a "not found" a lookup would read as absent.
  */
 export function answerPayoutsRequest(
   request: MockPayoutsRequest,
@@ -63,7 +64,11 @@ export function answerPayoutsRequest(
     return refuse(401, { error: accessToken === 'missing' ? 'missing_access_token' : 'invalid_access_token' });
   }
   if (lookup) {
-    const found = payouts.get(decodeURIComponent(lookup[1]!));
+    const id = decodedSegment(lookup[1]!);
+    if (id === undefined) {
+      return refuse(400, { error: 'invalid_path', problems: ['the id after /payouts/ is not valid percent-encoding'] });
+    }
+    const found = findPayout(payouts, id);
     if (!found) return refuse(404, { error: 'payout_not_found' });
     return { status: 200, headers: JSON_HEADERS, body: found, committed: false };
   }
@@ -86,4 +91,18 @@ export function answerPayoutsRequest(
   };
   payouts.set(requestId, payout);
   return { status: 201, headers: JSON_HEADERS, body: payout, committed: true };
+}
+
+/** A payout by its `request_id` (what a reconcile lookup knows), else by its own `id`; a `request_id` wins a tie. */
+function findPayout(payouts: Map<string, MockPayout>, id: string): MockPayout | undefined {
+  return payouts.get(id) ?? [...payouts.values()].find((payout) => payout.id === id);
+}
+
+/** A path segment decoded, or `undefined` when it is not valid percent-encoding (`%ZZ`, a lone `%`, bad UTF-8). */
+function decodedSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }
