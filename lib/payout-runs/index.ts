@@ -5,6 +5,7 @@ export type { PayoutReconcileCounts } from './payout-reconciler.js';
 export {
   PayoutRunsService,
   type PayoutEnqueueItem,
+  type PayoutEnqueueOptions,
   type PayoutEnqueueResult,
   type PayoutResolveOutcome,
   type PayoutRunProgress,

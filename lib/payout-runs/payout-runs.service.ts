@@ -169,7 +169,7 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
     if (db !== undefined) this.checkTransaction(db);
     const results: PayoutEnqueueItem[] = Array.from({ length: items.length });
     const fingerprints = await this.fingerprintValid(items, results);
-    if (db !== undefined) return this.writePending(db, items, runId, results);
+    if (db !== undefined) return this.writePending(db, items, fingerprints, runId, results);
     // What is known of each item so far, should Redis fail before the end.
     const known: PayoutRunEnqueueItemStatus[] = items.map(() => 'not-queued');
     try {
@@ -385,6 +385,7 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
   private async writePending(
     db: PayoutLedgerTransaction,
     items: readonly CreatePayoutRequest[],
+    fingerprints: readonly (string | undefined)[],
     runId: string,
     results: PayoutEnqueueItem[],
   ): Promise<PayoutEnqueueResult> {
@@ -399,9 +400,9 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
       const writes = await this.store.outbox!.writePending(
         db,
         runId,
-        valid.map(({ request }) => ({
+        valid.map(({ request, index }) => ({
           requestId: request.request_id,
-          fingerprint: payoutFingerprint(request),
+          fingerprint: fingerprints[index]!,
           request: request as unknown as Readonly<Record<string, unknown>>,
         })),
         trace,

@@ -41,7 +41,8 @@ export class PostgresPayoutOutbox implements PayoutLedgerOutbox {
     private readonly account: string,
   ) {
     this.s = quotedSchema(config.schema);
-    this.channel = `${config.schema}.pending`;
+    // A channel's name is an identifier: 63 bytes at most (the schema's name is ASCII, up to 63 characters itself).
+    this.channel = `${config.schema}.pending`.slice(0, 63);
   }
 
   async writePending(
@@ -153,6 +154,8 @@ export class PostgresPayoutOutbox implements PayoutLedgerOutbox {
       closed = true;
       client.off('notification', onNotification);
       client.off('error', fail);
+      // Its socket may still report a failure once closed: heard, so that it does not end the process.
+      client.on('error', () => undefined);
       // Not handed back for reuse: a pooled connection still listening would get notifications nobody reads.
       client.release(error);
     };

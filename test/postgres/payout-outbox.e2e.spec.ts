@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { PayoutsCallOptionsError, type PayoutLedgerTransaction } from 'nestjs-payouts';
+import { PayoutLedgerUnavailableError, PayoutsCallOptionsError, type PayoutLedgerTransaction } from 'nestjs-payouts';
 import { payoutJobId, payoutRunsQueueName } from 'nestjs-payouts/payout-runs';
 import { payoutLedgerPostgres } from 'nestjs-payouts/postgres';
 import { payout, type RunsApp, startRunsApp } from '../payout-runs/payout-runs-test-app.js';
@@ -117,7 +117,7 @@ describeWithPostgres('payouts enqueued in the caller’s PostgreSQL transaction 
       expect(rows[0]!.n).toBe(700);
       const handled = app.results.sent.filter((result) => result.runId === 'thousand').map((r) => r.requestId);
       expect(new Set(handled)).toEqual(committed);
-    });
+    }, 180_000);
 
     it('queues nothing before the commit: the payout is a row of the open transaction only', async () => {
       const client = await pool.connect();
@@ -188,6 +188,69 @@ describeWithPostgres('payouts enqueued in the caller’s PostgreSQL transaction 
       await untilSent('knex', 30);
       expect([...processed('knex-').keys()].sort()).toEqual(committed.sort());
       expect([...processed('knex-').values()].every((count) => count === 1)).toBe(true);
+    }, 60_000);
+
+    it('takes a transaction whose query resolves with the rows themselves, as TypeORM’s QueryRunner does', async () => {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const db: PayoutLedgerTransaction = { query: async (text, values) => (await client.query(text, values)).rows };
+        const result = await app.runs.enqueue([payout('rows-1'), payout('rows-2')], { runId: 'rows', db });
+        expect(result).toMatchObject({ pending: 2, refused: 0 });
+        const again = await app.runs.enqueue([payout('rows-1')], { runId: 'rows', db });
+        expect(again).toMatchObject({ pending: 0, alreadyQueued: 1 });
+        await client.query('COMMIT');
+      } finally {
+        client.release();
+      }
+      await untilSent('rows', 2);
+      expect([...processed('rows-').keys()].sort()).toEqual(['rows-1', 'rows-2']);
+    });
+
+    it('rejects within the ledger’s timeoutMs with PayoutLedgerUnavailableError while another transaction holds the request_id', async () => {
+      const [holder, waiter] = [await pool.connect(), await pool.connect()];
+      try {
+        await holder.query('BEGIN');
+        await app.runs.enqueue([payout('held-1')], { runId: 'held', db: holder });
+        await waiter.query('BEGIN');
+        const refused = await app.runs
+          .enqueue([payout('held-1')], { runId: 'held', db: waiter })
+          .catch((error: unknown) => error);
+        expect(refused).toBeInstanceOf(PayoutLedgerUnavailableError);
+        expect(refused).toMatchObject({ reason: 'timeout', written: 'unknown', retrySafe: true });
+        expect((refused as Error).message).toContain('roll the transaction back');
+        await holder.query('ROLLBACK');
+        await waiter.query('ROLLBACK');
+      } finally {
+        holder.release();
+        waiter.release();
+      }
+      expect(await states('held')).toEqual({});
+    }, 60_000);
+
+    it('notifies its relays under a schema whose name is as long as PostgreSQL allows (63 characters)', async () => {
+      const schema = `outbox_${'s'.repeat(56)}`;
+      const longNamed = await startRunsApp(provider.baseUrl, {
+        connection: { host: '127.0.0.1', port: redis.port },
+        prefix: 'outbox-long-schema',
+        rateLimit: false,
+        ledger: payoutLedgerPostgres({ pool, schema, migrate: true }),
+      });
+      try {
+        const client = await pool.connect();
+        try {
+          await client.query('BEGIN');
+          const result = await longNamed.runs.enqueue([payout('long-1')], { runId: 'long', db: client });
+          expect(result.pending).toBe(1);
+          await client.query('COMMIT');
+        } finally {
+          client.release();
+        }
+        await eventually(async () => (longNamed.results.sent.length === 1 ? true : undefined), 30_000, 'sent');
+        expect(longNamed.results.sent.map((sent) => sent.requestId)).toEqual(['long-1']);
+      } finally {
+        await longNamed.app.close();
+      }
     });
 
     it('keeps committed payouts pending while Redis is down, and moves them when it is back', async () => {
