@@ -43,8 +43,11 @@ export class PostgresPayoutLedger implements PayoutLedger {
       else await checkPayoutLedgerSchema(client, schema);
     });
     if (retentionDays !== undefined) {
-      this.pruning = setInterval(() => void this.prune(retentionDays).catch(() => undefined), HOUR_MS);
+      // At boot, then hourly; a failed pass (the database away) waits for the next.
+      const prune = () => void this.prune(retentionDays).catch(() => undefined);
+      this.pruning = setInterval(prune, HOUR_MS);
       this.pruning.unref();
+      prune();
     }
   }
 
