@@ -300,6 +300,7 @@ function resultOf(account: string, data: PayoutJobData, record: PayoutRecord): P
     requestId: record.requestId,
     request: data.request,
     outcome: record.state as PayoutRunOutcome,
+    requestsSent: record.attempt,
     attempt: record.attempt,
     ...(stored.reply !== undefined && record.state === 'sent' && { reply: stored.reply }),
     ...(stored.error !== undefined && record.state !== 'sent' && { error: stored.error }),

@@ -134,7 +134,8 @@ export class PostgresPayoutLedger implements PayoutLedger {
     return rows.length === 1;
   }
 
-  async markGivenUp(requestId: string): Promise<boolean> {
+  /** Once per parking: a decision clears `given_up_at`, so a payout parked again can be given up on again. */
+  async recordGiveUp(requestId: string, _parkedSince: number): Promise<boolean> {
     const rows = await this.query(
       'record a payout given up on',
       true,
