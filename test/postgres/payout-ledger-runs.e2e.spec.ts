@@ -115,13 +115,13 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       expect(results.refused).toMatchObject([{ requestId: 'p-refused', outcome: 'refused', error: { status: 422 } }]);
       expect(results.unknown).toMatchObject([{ requestId: 'p-unknown', outcome: 'unknown', error: { status: 500 } }]);
 
-      const [row] = await rowsOf(
+      const [stored] = await rowsOf(
         pool,
         `SELECT account, run_id, state, attempt, request, fingerprint, outcome, token, queued_at IS NOT NULL AS queued,
            sending_at IS NOT NULL AS sending, settled_at >= sending_at AND sending_at >= queued_at AS ordered
          FROM nestjs_payouts.payouts WHERE request_id = 'p-3'`,
       );
-      expect(row).toEqual({
+      expect(stored).toEqual({
         account: 'default',
         run_id: 'month-end',
         state: 'sent',
