@@ -59,7 +59,7 @@ async function runPayoutRunsCommand(args: string[], output: CommandOutput): Prom
   // `--ledger postgres` loads the PostgreSQL ledger, and pg with it, only when given.
   const openLedger: import('./payout-runs/cli/payout-runs-command.js').LedgerOpener = async (ledger, timeoutMs) =>
     (await import('./postgres/cli/postgres-ledger-opener.js')).openPostgresLedger(ledger, timeoutMs);
-  return command.runPayoutRunsCommand(args, output, process.env, openLedger);
+  return command.runPayoutRunsCommand(args, output, process.env, undefined, openLedger);
 }
 
 /** Loaded only when asked for; it names what to install when pg is missing. */

@@ -125,7 +125,7 @@ export type {
 
 // Errors
 export { PayoutsError } from './errors/payouts.error.js';
-export { PayoutsConfigError } from './errors/payouts-config.error.js';
+export { PayoutsConfigError, type PayoutsConfigProblem } from './errors/payouts-config.error.js';
 export { PayoutValidationError, type PayoutFieldError } from './errors/payout-validation.error.js';
 export { PayoutsApiError, type PayoutsApiErrorDetails } from './errors/payouts-api.error.js';
 export { PayoutsNetworkError } from './errors/payouts-network.error.js';
@@ -136,6 +136,7 @@ export type { PayoutsCallTarget } from './errors/payouts-call-target.js';
 export { PayoutsAccessTokenError } from './errors/payouts-access-token.error.js';
 export { NotificationHandlerScopeError } from './errors/notification-handler-scope.error.js';
 export { RedisDedupeStoreError, type RedisDedupeStoreOperation } from './errors/redis-dedupe-store.error.js';
+export { RedisEvictionPolicyError } from './errors/redis-eviction-policy.error.js';
 export { NotificationEnqueueError } from './errors/notification-enqueue.error.js';
 export {
   PayoutRunEnqueueError,

@@ -24,11 +24,13 @@ import { createPayoutsProviders, type PayoutsRegistrationSource } from './payout
 })
 export class PayoutsModule extends PayoutsConfigurableModule {
   static override forRoot(options: PayoutsModuleForRootOptions): DynamicModule {
-    return withRegistration(super.forRoot(options), { method: 'forRoot', name: options.name });
+    // Known here, so the registration gets no controller at all; a factory's answer comes too late for that.
+    const routeless = options?.notifications === false;
+    return withRegistration(super.forRoot(options), { method: 'forRoot', name: options?.name }, routeless);
   }
 
   static override forRootAsync(options: PayoutsModuleAsyncOptions): DynamicModule {
-    return withRegistration(super.forRootAsync(options), { method: 'forRootAsync', name: options.name });
+    return withRegistration(super.forRootAsync(options), { method: 'forRootAsync', name: options.name }, false);
   }
 }
 
@@ -38,7 +40,11 @@ export class PayoutsModule extends PayoutsConfigurableModule {
  * Only the service, the dispatcher's queue, the health sources and the instrumentation are exported, under tokens that `name` decides before any options
  * factory runs.
  */
-function withRegistration(definition: DynamicModule, source: PayoutsRegistrationSource): DynamicModule {
+function withRegistration(
+  definition: DynamicModule,
+  source: PayoutsRegistrationSource,
+  routeless: boolean,
+): DynamicModule {
   const controller = createNotificationsController();
   const exported = {
     service: getPayoutsServiceToken(source.name),
@@ -49,7 +55,8 @@ function withRegistration(definition: DynamicModule, source: PayoutsRegistration
   };
   return {
     ...definition,
-    controllers: [controller],
+    // Without notifications, the class of a `forRootAsync()` registration stays, with no path: Nest maps nothing.
+    controllers: routeless ? [] : [controller],
     providers: [...(definition.providers ?? []), ...createPayoutsProviders(controller, source, exported)],
     exports: [exported.service, exported.queue, exported.dedupeHealth, exported.queueHealth, exported.instrumentation],
   };

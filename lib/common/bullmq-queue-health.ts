@@ -13,11 +13,16 @@ interface WorkerLike {
   isPaused(): boolean;
 }
 
-/** Sends `PING` on the connection the queue already holds: bullmq 6 keeps it on its backend, bullmq 5 on the queue. */
-export async function pingQueue(queue: object): Promise<void> {
+/** The client of the connection the queue already holds: bullmq 6 keeps it on its backend, bullmq 5 on the queue. */
+export async function queueClient(queue: object): Promise<unknown> {
   const { getBackend } = queue as { getBackend?: () => { client: Promise<unknown> } };
   const holder = getBackend ? getBackend.call(queue) : (queue as { client: Promise<unknown> });
-  const client = (await holder.client) as { ping(): Promise<unknown> };
+  return holder.client;
+}
+
+/** Sends `PING` on the connection the queue already holds. */
+export async function pingQueue(queue: object): Promise<void> {
+  const client = (await queueClient(queue)) as { ping(): Promise<unknown> };
   await client.ping();
 }
 

@@ -1,22 +1,54 @@
 import { PayoutsConfigError } from '../errors/payouts-config.error.js';
 
 /**
- * Fails on an option name nobody reads, naming the closest known one: a typo such as `retry: 3` in a
- * `forRootAsync` factory, which types cannot catch, would otherwise be ignored in silence.
+ * Fails on every option name nobody reads, in one error, naming the closest known one for each: a typo such as
+ * `retry: 3` in a `forRootAsync` factory, which types cannot catch, would otherwise be ignored in silence.
  */
 export function rejectUnknownKeys(options: object, known: readonly string[], path: string, owner?: string): void {
-  const unknown = unknownKey(options, known);
-  if (unknown) throw new PayoutsConfigError(path ? `${path}.${unknown.key}` : unknown.key, unknown.expected, owner);
+  const problems = unknownKeys(options, known).map(({ key, expected }) => ({
+    option: path ? `${path}.${key}` : key,
+    expected,
+  }));
+  if (problems.length === 0) return;
+  const [first] = problems;
+  throw new PayoutsConfigError(
+    first!.option,
+    first!.expected,
+    owner,
+    problems.map(({ option, expected }) => ({ option, problem: `is invalid: expected ${expected}` })),
+  );
 }
 
 /** The first key of `options` that is not `known`, with what is expected instead (the closest known name). */
 export function unknownKey(options: object, known: readonly string[]): { key: string; expected: string } | undefined {
-  const key = Object.keys(options).find((name) => !known.includes(name));
-  if (key === undefined) return undefined;
-  const closest = closestName(key, known);
-  const expected =
-    closest === undefined ? `one of ${known.join(', ')}` : `a known option name (did you mean "${closest}"?)`;
-  return { key, expected };
+  return unknownKeys(options, known)[0];
+}
+
+/** Every key of `options` that is not `known`, in order, each with what is expected instead. */
+export function unknownKeys(options: object, known: readonly string[]): { key: string; expected: string }[] {
+  return Object.keys(options)
+    .filter((name) => !known.includes(name))
+    .map((key) => {
+      const closest = closestName(key, known);
+      const expected =
+        closest === undefined ? `one of ${known.join(', ')}` : `a known option name (did you mean "${closest}"?)`;
+      return { key, expected };
+    });
+}
+
+/**
+ * The key of `options` spelt like the known option `name` but for case and separators (`apikey`, `api_key`,
+ * `base-url` for `apiKey`, `baseUrl`), when `options` lacks `name` itself: what the user meant to pass as `name`.
+ */
+export function misspeltKey(options: object, name: string, known: readonly string[]): string | undefined {
+  if ((options as Record<string, unknown>)[name] !== undefined) return undefined;
+  const wanted = looseName(name);
+  return Object.keys(options).find((key) => !known.includes(key) && looseName(key) === wanted);
+}
+
+/** A name without case or separators: `API_KEY`, `api-key` and `apiKey` all read `apikey`. */
+function looseName(name: string): string {
+  return name.toLowerCase().replace(/[-_\s.]/g, '');
 }
 
 /**

@@ -1,4 +1,5 @@
-import { optionKeys, rejectUnknownKeys } from '../common/known-option-keys.js';
+import { ConfigProblems } from '../common/config-problems.js';
+import { optionKeys } from '../common/known-option-keys.js';
 import { PayoutsConfigError } from '../errors/payouts-config.error.js';
 import type { PayoutsTelemetry } from '../interfaces/payouts-instrumentation.interface.js';
 import type { PayoutsModuleExtras, PayoutsModuleOptions } from '../interfaces/payouts-module-options.interface.js';
@@ -31,20 +32,24 @@ export interface PayoutsConfig {
 }
 
 /**
- * Validates the user's options once, at bootstrap, so a bad value fails the app before any request. `name` comes
- * from beside the options (`forRoot` separates it; `forRootAsync` takes it outside the factory).
+ * Validates the user's options once, at bootstrap, so a bad value fails the app before any request; every problem is
+ * reported at once. `name` comes from beside the options (`forRoot` separates it; `forRootAsync` takes it outside the
+ * factory).
  */
 export function resolvePayoutsConfig(options: PayoutsModuleOptions | undefined, name: unknown): PayoutsConfig {
-  const account = resolvePayoutsAccount(name);
   if (options === null || typeof options !== 'object') {
     throw new PayoutsConfigError('options', 'an object with baseUrl, apiKey and accessToken');
   }
-  rejectMisplacedExtras(options);
-  const client = resolvePayoutsClientConfig(options);
-  const notifications = resolveNotificationsConfig(options.notifications);
-  const telemetry = resolvePayoutsTelemetry(options.telemetry);
-  // After the slices, whose own checks word some known mistakes better (`maxRedirects` says why it is refused).
-  rejectUnknownKeys(options, OPTION_KEYS, '');
+  const problems = new ConfigProblems(options, OPTION_KEYS);
+  const account = problems.check(() => resolvePayoutsAccount(name));
+  problems.check(() => rejectMisplacedExtras(options));
+  const client = problems.check(() => resolvePayoutsClientConfig(options));
+  const notifications = problems.check(() => resolveNotificationsConfig(options.notifications));
+  const telemetry = problems.check(() => resolvePayoutsTelemetry(options.telemetry));
+  // After the slices, whose own checks word some known mistakes better (`maxRedirects` says why it is refused), and
+  // name a required option spelt otherwise (`apikey`) as missing.
+  problems.checkUnknownKeys();
+  problems.throwIfAny();
   return { account, client, notifications, telemetry };
 }
 

@@ -95,8 +95,11 @@ export interface PayoutLedger {
   ): Promise<'resolved' | 'missing' | PayoutLedgerState>;
   /** The lock that lets one instance at a time sweep the unknown outcomes: `true` while `token` holds it. */
   sweepLock(step: 'acquire' | 'renew' | 'release', token: string, leaseMs: number): Promise<boolean>;
-  /** Records that the sweep gave up on a payout: `true` the first time only, across every instance. */
-  markGivenUp?(requestId: string): Promise<boolean>;
+  /**
+   * Records that the sweep gave up on a payout parked since `parkedSince` (its record's `since`): `true` for the one
+   * call, across instances, that records it, so that the give-up is logged and counted once per payout.
+   */
+  recordGiveUp(requestId: string, parkedSince: number): Promise<boolean>;
   read(requestId: string): Promise<PayoutLedgerRecord | undefined>;
   markHandled(requestId: string, handled: readonly string[]): Promise<void>;
   /** `undefined` for a run nobody enqueued (or one the ledger no longer keeps). */

@@ -55,7 +55,10 @@ export interface PayoutsPayoutRunJobEvent {
   readonly account: string;
   readonly runId: string;
   readonly requestId: string;
-  /** 1 for the job's first attempt. */
+  /**
+   * The job's attempt, as BullMQ counts them against `attempts`: 1 first. A `429` or `503` pause uses none up, so
+   * several events may carry the same number; a payout's requests are its result's `requestsSent`.
+   */
   readonly attempt: number;
   /** What this attempt decided; undefined when it only ran result handlers again (or found no record). */
   readonly outcome: PayoutRunJobOutcome | undefined;

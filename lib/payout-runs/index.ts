@@ -23,6 +23,7 @@ export {
   OnPayoutOutcomeUnknown,
   OnPayoutRefused,
   OnPayoutRunCompleted,
+  OnPayoutRunProgress,
   OnPayoutSent,
   type PayoutRunHandlerOptions,
 } from './payout-run-handler.decorators.js';
@@ -31,6 +32,7 @@ export type {
   PayoutRunCounts,
   PayoutRunError,
   PayoutRunOutcome,
+  PayoutRunProgressReport,
   PayoutRunResult,
   PayoutRunSummary,
 } from './payout-run-results.js';

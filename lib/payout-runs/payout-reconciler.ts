@@ -23,7 +23,7 @@ export interface PayoutReconcileCounts {
   unknown: number;
   /** The lookup threw or did not answer in time: left parked. */
   failed: number;
-  /** Still parked after `giveUpAfterMs` (counted once per payout). */
+  /** Still parked after `giveUpAfterMs`: counted by the one instance that gave up on it (once per payout). */
   givenUp: number;
 }
 
@@ -39,7 +39,6 @@ const PAGE = 100;
 export class PayoutReconciler implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new PackageLogger('PayoutRuns');
   readonly counts: PayoutReconcileCounts = { created: 0, absent: 0, unknown: 0, failed: 0, givenUp: 0 };
-  private readonly givenUp = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | undefined;
   private stopped = false;
@@ -136,7 +135,6 @@ export class PayoutReconciler implements OnApplicationBootstrap, OnModuleDestroy
       });
       if (outcome === 'resolved') {
         this.counts[answer] += 1;
-        this.givenUp.delete(requestId);
         return 'resolved';
       }
       this.logger.log(`${what}: the lookup answered ${answer}, but the payout is ${outcome}; left as it is`);
@@ -149,7 +147,8 @@ export class PayoutReconciler implements OnApplicationBootstrap, OnModuleDestroy
       this.counts.failed += 1;
       this.logger.warn(`${what}: the lookup ${answer.failed}; it stays parked`);
     }
-    if (parkedFor >= reconcile.giveUpAfterMs && (await this.firstGiveUp(requestId))) {
+    // Recorded on the payout in Redis: one instance, whichever sweeps, logs and counts it, even after another stopped.
+    if (parkedFor >= reconcile.giveUpAfterMs && (await store.recordGiveUp(requestId, record.since))) {
       this.counts.givenUp += 1;
       this.runs.instrumentation.payoutRunGivenUp?.();
       this.logger.error(
@@ -158,16 +157,6 @@ export class PayoutReconciler implements OnApplicationBootstrap, OnModuleDestroy
       );
     }
     return 'parked';
-  }
-
-  /**
-   * Whether this is the first time the sweep gives up on the payout: once per instance, and once in all where the
-   * ledger records it (a durable ledger keeps it with the payout, whichever instance sweeps next).
-   */
-  private async firstGiveUp(requestId: string): Promise<boolean> {
-    if (this.givenUp.has(requestId)) return false;
-    this.givenUp.add(requestId);
-    return this.runs.store.markGivenUp ? this.runs.store.markGivenUp(requestId) : true;
   }
 
   /** The answer within `lookupTimeoutMs`, or why there is none; a thrown error's message is never repeated. */

@@ -1,8 +1,8 @@
 /** Reflect-metadata key under which a result handler lists what it receives, one binding per decorator. */
 export const PAYOUT_RUN_HANDLER_METADATA = Symbol('payouts:payout-run-handler');
 
-/** What a handler receives: an outcome of a payout, or the end of a run. */
-export type PayoutRunEvent = 'sent' | 'refused' | 'unknown' | 'run-completed';
+/** What a handler receives: an outcome of a payout, the end of a run, or a run's progress. */
+export type PayoutRunEvent = 'sent' | 'refused' | 'unknown' | 'run-completed' | 'progress';
 
 export interface PayoutRunHandlerOptions {
   /**
@@ -55,4 +55,14 @@ export function OnPayoutOutcomeUnknown(options?: PayoutRunHandlerOptions): Metho
 /** Runs the method with a `PayoutRunSummary` once per run, when it first has nothing queued, sending or retrying. */
 export function OnPayoutRunCompleted(options?: PayoutRunHandlerOptions): MethodDecorator {
   return onPayoutRun('run-completed', options);
+}
+
+/**
+ * Runs the method with a `PayoutRunProgressReport` (a run's counts) while this instance's worker sends the run's
+ * payouts: at most once per run every `progressIntervalMs` (1 s), only when the counts changed, and a last time when
+ * the run completes (`completedAt` set), for an app that shows progress in its own UI. It is told, not retried: a
+ * method that throws is logged, and the next report comes all the same.
+ */
+export function OnPayoutRunProgress(options?: PayoutRunHandlerOptions): MethodDecorator {
+  return onPayoutRun('progress', options);
 }

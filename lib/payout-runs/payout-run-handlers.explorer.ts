@@ -12,6 +12,20 @@ export interface PayoutRunHandler {
   invoke(payload: unknown): unknown;
 }
 
+/** What each kind of handler receives, as the start-up lines name it. */
+const RECEIVED: Record<PayoutRunEvent, string> = {
+  sent: 'sent payouts go',
+  refused: 'refused payouts go',
+  unknown: 'payouts of unknown outcome go',
+  'run-completed': 'completed runs go',
+  progress: 'run progress goes',
+};
+
+/** The start-up line that says which methods receive `event`: "Account 'eu': completed runs go to Ledger.closed". */
+export function handlersLine(account: string, event: PayoutRunEvent, handlers: readonly PayoutRunHandler[]): string {
+  return `Account '${account}': ${RECEIVED[event]} to ${handlers.map((handler) => handler.name).join(', ')}`;
+}
+
 type InstanceWrapper = ReturnType<DiscoveryService['getProviders']>[number];
 
 /**

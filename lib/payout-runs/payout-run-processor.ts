@@ -195,7 +195,9 @@ async function beginOrPause(
     return await deps.store.begin(data.request.request_id, data.runId, token, deps.config.providerDedupesRequestId);
   } catch (error) {
     if (!(error instanceof PayoutLedgerUnavailableError)) throw error;
-    deps.logger.warn(`${subject(data)}: ${error.message}; the account's queue pauses for ${deps.config.backoffMs} ms`);
+    deps.logger.warn(
+      `${subject(data)}: ${error.message.replace(/\.$/, '')}; the account's queue pauses for ${deps.config.backoffMs} ms`,
+    );
     await deps.pauseAtLeast(deps.config.backoffMs);
     throw bullmq.Worker.RateLimitError();
   }
@@ -219,7 +221,9 @@ async function settleWhenReachable(
       return await deps.store.settle(data.request.request_id, data.runId, token, state, stored);
     } catch (error) {
       if (!(error instanceof PayoutLedgerUnavailableError) || Date.now() >= giveUpAt) throw error;
-      deps.logger.warn(`${subject(data)} ended ${state}, not yet recorded: ${error.message}; trying again`);
+      deps.logger.warn(
+        `${subject(data)} ended ${state}, not yet recorded: ${error.message.replace(/\.$/, '')}; trying again`,
+      );
       await new Promise((resolve) => setTimeout(resolve, SETTLE_RETRY_MS));
     }
   }
@@ -296,6 +300,7 @@ function resultOf(account: string, data: PayoutJobData, record: PayoutRecord): P
     requestId: record.requestId,
     request: data.request,
     outcome: record.state as PayoutRunOutcome,
+    requestsSent: record.attempt,
     attempt: record.attempt,
     ...(stored.reply !== undefined && record.state === 'sent' && { reply: stored.reply }),
     ...(stored.error !== undefined && record.state !== 'sent' && { error: stored.error }),

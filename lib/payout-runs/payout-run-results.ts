@@ -34,7 +34,12 @@ export interface PayoutRunResult {
   readonly requestId: string;
   readonly request: CreatePayoutRequest;
   readonly outcome: PayoutRunOutcome;
-  /** Requests sent for this payout so far (0 when none was: a refusal before sending). */
+  /**
+   * Requests sent for this payout, every one counted: those answered `429` or `503` too (0 when none was: a refusal
+   * before sending). Not the job's attempts of `payoutRunJob` events, which a `429` or `503` pause does not use up.
+   */
+  readonly requestsSent: number;
+  /** @deprecated The same number as `requestsSent`, whose name says what it counts; kept for existing handlers. */
   readonly attempt: number;
   /** The 2xx reply of a sent payout (absent when a person resolved it as sent). */
   readonly reply?: { readonly status: number; readonly body: Record<string, unknown> };
@@ -60,4 +65,13 @@ export interface PayoutRunSummary {
   readonly account: string;
   readonly runId: string;
   readonly counts: PayoutRunCounts;
+}
+
+/**
+ * What `@OnPayoutRunProgress()` handlers receive: a run's counts as the workers left them, at most once per
+ * `progressIntervalMs`, and a last time when the run completes.
+ */
+export interface PayoutRunProgressReport extends PayoutRunSummary {
+  /** When the run first had nothing queued, sending or retrying: set in its last report only. */
+  readonly completedAt: Date | undefined;
 }

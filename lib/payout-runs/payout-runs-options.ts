@@ -1,5 +1,6 @@
 import type { ConnectionOptions } from 'bullmq';
 import { optionKeys, rejectUnknownKeys } from '../common/known-option-keys.js';
+import { REDIS_CONNECTION_EXPECTED, redisConnectionOption } from '../common/redis-connection-option.js';
 import { type PayoutLedgerFactory, PayoutsConfigError } from '../index.js';
 import {
   type PayoutReconcileConfig,
@@ -25,10 +26,11 @@ export interface PayoutRunsOptions {
   /** The `PayoutsModule` registration whose payouts these runs send: its `name`. Default: the unnamed one. */
   account?: string;
   /**
-   * How BullMQ reaches Redis: connection options such as `{ host, port, password, tls }` (on bullmq 6 the `ioredis`
-   * package must be installed), or a client of your own, such as an ioredis `Cluster`.
+   * How BullMQ reaches Redis: a `redis://[user:password@]host:port[/db]` URL (`rediss://` for TLS), connection options
+   * such as `{ host, port, password, tls }` (on bullmq 6 the `ioredis` package must be installed for either), or a
+   * client of your own, such as an ioredis `Cluster`.
    */
-  connection: ConnectionOptions;
+  connection: ConnectionOptions | string;
   /**
    * BullMQ's key prefix: the keys are `<prefix>:payout-runs[-<account>]:…`. Default `'bull'`. On a Redis Cluster it
    * must hold a hash tag, such as `'{payouts}'`, so that a queue's keys share a slot.
@@ -66,6 +68,12 @@ export interface PayoutRunsOptions {
    */
   enqueueTimeoutMs?: number;
   /**
+   * A Redis `maxmemory-policy` other than `noeviction` that you accept, such as `'allkeys-lru'`: without it a worker
+   * refuses to start on a Redis that may evict keys, as an evicted payout's record could let it be sent twice. Use
+   * `'unknown'` for a Redis whose `INFO` does not say. Default: none (only `noeviction`).
+   */
+  acceptEvictionPolicy?: string;
+  /**
    * Set only for a provider that documents deduplicating `request_id`: an unknown outcome is then retried with the
    * same `request_id`, within `attempts`, instead of parked. Default `false`.
    */
@@ -76,6 +84,11 @@ export interface PayoutRunsOptions {
    * `resolveUnknown()` or the CLI).
    */
   reconcile?: PayoutReconcileOptions;
+  /**
+   * How often, at most, `@OnPayoutRunProgress()` handlers hear of each run that this instance's worker sends payouts
+   * of. Default `1000`.
+   */
+  progressIntervalMs?: number;
   /**
    * Where the record of every payout lives (the "sending" mark, the outcome, the run's counts): PostgreSQL with
    * `payoutLedgerPostgres({ pool })` of `nestjs-payouts/postgres`, which no loss of Redis data can make send a payout
@@ -100,8 +113,10 @@ export interface PayoutRunsConfig {
   readonly lockDurationMs: number;
   readonly shutdownTimeoutMs: number;
   readonly enqueueTimeoutMs: number;
+  readonly acceptEvictionPolicy: string | undefined;
   readonly providerDedupesRequestId: boolean;
   readonly reconcile: PayoutReconcileConfig | undefined;
+  readonly progressIntervalMs: number;
   readonly ledger: PayoutLedgerFactory | undefined;
 }
 
@@ -125,8 +140,10 @@ const OPTION_KEYS = optionKeys<PayoutRunsOptions>()(
   'lockDurationMs',
   'shutdownTimeoutMs',
   'enqueueTimeoutMs',
+  'acceptEvictionPolicy',
   'providerDedupesRequestId',
   'reconcile',
+  'progressIntervalMs',
   'ledger',
 );
 const RATE_LIMIT_KEYS = optionKeys<PayoutRunsRateLimit>()('max', 'durationMs', 'slices');
@@ -137,17 +154,12 @@ export function resolvePayoutRunsOptions(options: PayoutRunsOptions): PayoutRuns
     throw new PayoutsConfigError('options', 'an object with connection and rateLimit', RUNS_OWNER);
   }
   rejectUnknownKeys(options, OPTION_KEYS, '', RUNS_OWNER);
-  const { account, connection, prefix = 'bull', worker = true, providerDedupesRequestId = false } = options;
+  const { account, prefix = 'bull', worker = true, providerDedupesRequestId = false } = options;
   if (account !== undefined && (typeof account !== 'string' || !/^[A-Za-z0-9][\w.-]{0,62}$/.test(account))) {
     throw new PayoutsConfigError('account', 'the name of a PayoutsModule registration', RUNS_OWNER);
   }
-  if (connection === null || typeof connection !== 'object') {
-    throw new PayoutsConfigError(
-      'connection',
-      'Redis connection options such as { host, port }, or a client',
-      RUNS_OWNER,
-    );
-  }
+  const connection = redisConnectionOption<ConnectionOptions>(options.connection);
+  if (connection === undefined) throw new PayoutsConfigError('connection', REDIS_CONNECTION_EXPECTED, RUNS_OWNER);
   if (typeof prefix !== 'string' || prefix === '' || prefix.includes(':')) {
     throw new PayoutsConfigError('prefix', 'a non-empty string without ":", such as "bull"', RUNS_OWNER);
   }
@@ -166,6 +178,13 @@ export function resolvePayoutRunsOptions(options: PayoutRunsOptions): PayoutRuns
   ) {
     throw new PayoutsConfigError('ledger', 'a ledger such as payoutLedgerPostgres({ pool })', RUNS_OWNER);
   }
+  const { acceptEvictionPolicy } = options;
+  if (
+    acceptEvictionPolicy !== undefined &&
+    (typeof acceptEvictionPolicy !== 'string' || !/^[a-z][a-z-]{0,39}$/.test(acceptEvictionPolicy))
+  ) {
+    throw new PayoutsConfigError('acceptEvictionPolicy', "a Redis maxmemory-policy, such as 'allkeys-lru'", RUNS_OWNER);
+  }
   if (typeof providerDedupesRequestId !== 'boolean') {
     throw new PayoutsConfigError('providerDedupesRequestId', 'true or false', RUNS_OWNER);
   }
@@ -182,8 +201,10 @@ export function resolvePayoutRunsOptions(options: PayoutRunsOptions): PayoutRuns
     lockDurationMs: whole('lockDurationMs', options.lockDurationMs, 30_000, 100, 10 * MINUTE_MS),
     shutdownTimeoutMs: whole('shutdownTimeoutMs', options.shutdownTimeoutMs, 30_000, 0, 10 * MINUTE_MS),
     enqueueTimeoutMs: whole('enqueueTimeoutMs', options.enqueueTimeoutMs, 10_000, 1, 10 * MINUTE_MS),
+    acceptEvictionPolicy,
     providerDedupesRequestId,
     reconcile: resolveReconcileOptions(options.reconcile),
+    progressIntervalMs: whole('progressIntervalMs', options.progressIntervalMs, 1000, 100, 10 * MINUTE_MS),
     ledger,
   };
 }

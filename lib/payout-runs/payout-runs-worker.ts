@@ -1,7 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type OnApplicationBootstrap, type OnModuleDestroy, type OnModuleInit, type Type } from '@nestjs/common';
 import type { DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
 import type { Worker } from 'bullmq';
 import { throttledErrorLog } from '../common/throttled-error-log.js';
+import { queueClient } from '../common/bullmq-queue-health.js';
 import { withDeadline } from '../common/with-deadline.js';
 import {
   type CreatePayoutRequest,
@@ -10,6 +12,7 @@ import {
   PayoutsConfigError,
   type PayoutsInstrumentation,
   PayoutsService,
+  RedisEvictionPolicyError,
 } from '../index.js';
 import { bullmq } from './bullmq-runtime.js';
 import { INTERRUPTED } from './payout-attempt-verdict.js';
@@ -17,15 +20,33 @@ import { PayoutOutboxRelay } from './payout-outbox-relay.js';
 import { type PayoutJobData, readPayoutJobData } from './payout-job.js';
 import { PayoutJobRepair } from './payout-job-repair.js';
 import { createPayoutRunProcessor, type PayoutJobResult, subject } from './payout-run-processor.js';
-import { explorePayoutRunHandlers } from './payout-run-handlers.explorer.js';
+import { PayoutRunProgressReporter } from './payout-run-progress-reporter.js';
+import { explorePayoutRunHandlers, handlersLine, type PayoutRunHandler } from './payout-run-handlers.explorer.js';
 import { RUNS_OWNER, type PayoutRunsConfig } from './payout-runs-options.js';
 import type { PayoutRunsService } from './payout-runs.service.js';
 import { PackageLogger } from '../common/package-logger.js';
+import { checkRedisDurability, readRedisDurability } from './redis-durability.js';
+
+/** How long the bootstrap waits for Redis to answer the check of its settings before it goes on without the worker. */
+const REDIS_CHECK_AT_BOOT_MS = 5000;
+/** The wait between two reads of the settings while Redis does not answer. */
+const REDIS_CHECK_RETRY_MS = 1000;
+
+class RedisNotYetAnswering extends Error {}
+
+/** Closes a BullMQ queue or worker, or drops its connections when it cannot close within a second. */
+async function closeNow(closable: {
+  close(force?: boolean): Promise<void>;
+  disconnect(): Promise<void>;
+}): Promise<void> {
+  await withDeadline(closable.close(true), 1000, () => new Error('timeout')).catch(() => closable.disconnect());
+}
 
 /**
  * The worker of an account's runs, on instances with `worker: true`: it starts once every module is initialised (the
- * handlers discovered), and on shutdown stops taking payouts and lets the ones being sent finish, up to
- * `shutdownTimeoutMs`: in `onModuleDestroy()`, before the client (`onApplicationShutdown()`) and the run's queue close.
+ * handlers discovered) and Redis's eviction policy is accepted, and on shutdown stops taking payouts and lets the ones
+ * being sent finish, up to `shutdownTimeoutMs`: in `onModuleDestroy()`, before the client (`onApplicationShutdown()`)
+ * and the run's queue close.
  */
 export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new PackageLogger('PayoutRuns');
@@ -36,6 +57,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
   private repair: PayoutJobRepair | undefined;
   /** Payouts this instance's worker is processing now. */
   private processing = 0;
+  private progress: PayoutRunProgressReporter | undefined;
 
   constructor(
     private readonly config: PayoutRunsConfig,
@@ -77,13 +99,11 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
     );
   }
 
-  onApplicationBootstrap(): void {
+  async onApplicationBootstrap(): Promise<void> {
     if (!this.config.worker) return;
     const { connection, prefix, concurrency, limiter, lockDurationMs } = this.config;
     const handlers = explorePayoutRunHandlers(this.discovery, this.scanner, this.runs.account);
-    for (const [event, list] of handlers) {
-      this.logger.log(`Account '${this.runs.account}': ${event} payouts go to ${list.map((h) => h.name).join(', ')}`);
-    }
+    for (const [event, list] of handlers) this.logger.log(handlersLine(this.runs.account, event, list));
     const { queue, store } = this.runs;
     const processor = createPayoutRunProcessor({
       account: this.runs.account,
@@ -112,8 +132,11 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
       // A stalled payout (its worker died) is looked for as often as a lock lasts; taken up again, it is parked.
       stalledInterval: lockDurationMs,
       maxStalledCount: 10,
+      // Started once Redis's settings are checked (startOnceChecked).
+      autorun: false,
     });
     worker.on('error', throttledErrorLog(this.logger, `Worker of queue ${queue.name}`));
+    this.reportProgress(worker, handlers.get('progress') ?? []);
     worker.on('failed', (job, error) => {
       if (!job) return;
       const data = readPayoutJobData(job.data);
@@ -127,6 +150,8 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
       }
     });
     this.worker = worker;
+    await this.startOnceChecked(worker);
+    // After the check, so that a worker refused at boot leaves nothing running.
     if (store.durable && store.unsettled) {
       this.repair = new PayoutJobRepair(this.runs, lockDurationMs, this.logger);
       this.repair.start();
@@ -160,6 +185,81 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
   }
 
   /**
+   * Starts the worker once Redis's eviction policy and persistence are read and accepted (`redis-durability.ts`). The
+   * bootstrap waits for Redis up to `REDIS_CHECK_AT_BOOT_MS`, so that a refused policy fails it; a Redis that answers
+   * later is checked then, and a refusal is an ERROR log, the worker left stopped (as the liveness check reports).
+   */
+  private async startOnceChecked(worker: Worker): Promise<void> {
+    const checked = this.checkRedis(worker);
+    try {
+      await withDeadline(checked, REDIS_CHECK_AT_BOOT_MS, () => new RedisNotYetAnswering());
+    } catch (error) {
+      if (!(error instanceof RedisNotYetAnswering)) {
+        // Nest calls no shutdown hook after a failed bootstrap: the connections would keep the process alive.
+        this.worker = undefined;
+        await Promise.all([closeNow(worker), closeNow(this.runs.queue)]);
+        throw error;
+      }
+      this.logger.warn(
+        `Redis of queue ${worker.name} did not answer within ${REDIS_CHECK_AT_BOOT_MS} ms: its worker starts once ` +
+          'Redis answers and its eviction policy is checked',
+      );
+      checked.then(
+        (answered) => answered && this.run(worker),
+        (refusal: Error) => {
+          // Kept, closed, so that the liveness check reports it stopped.
+          this.logger.error(refusal.message);
+          void closeNow(worker);
+        },
+      );
+      return;
+    }
+    this.run(worker);
+  }
+
+  /** Reads Redis's settings until it answers, unless the worker is shut down meanwhile: `false` then. */
+  private async checkRedis(worker: Worker): Promise<boolean> {
+    for (;;) {
+      try {
+        const durability = await readRedisDurability(await queueClient(this.runs.queue));
+        checkRedisDurability(durability, this.config.acceptEvictionPolicy, worker.name, this.logger);
+        return true;
+      } catch (error) {
+        if (error instanceof RedisEvictionPolicyError) throw error;
+        if (this.worker !== worker) return false;
+        await sleep(REDIS_CHECK_RETRY_MS);
+        if (this.worker !== worker) return false;
+      }
+    }
+  }
+
+  private run(worker: Worker): void {
+    if (this.worker !== worker) return;
+    worker.run().catch((error: unknown) => this.logger.error(`Worker of queue ${worker.name} stopped`, error));
+  }
+
+  /** With `@OnPayoutRunProgress()` handlers, follows each run whose payouts this worker takes up or ends. */
+  private reportProgress(worker: Worker, handlers: readonly PayoutRunHandler[]): void {
+    if (handlers.length === 0) return;
+    const { runs } = this;
+    const reporter = new PayoutRunProgressReporter(
+      runs.account,
+      (runId) => runs.progress(runId),
+      handlers,
+      this.config.progressIntervalMs,
+      this.logger,
+    );
+    const moved = (job: { data: unknown } | undefined) => {
+      const runId = job && readPayoutJobData(job.data)?.runId;
+      if (runId !== undefined) reporter.moved(runId);
+    };
+    worker.on('active', moved);
+    worker.on('completed', moved);
+    worker.on('failed', moved);
+    this.progress = reporter;
+  }
+
+  /**
    * BullMQ fails a job that stalled more than `maxStalledCount` times without running it again: its marker, if one
    * was written, would leave the payout counted as sending for ever, though it may have been sent. Parked as unknown.
    */
@@ -175,6 +275,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
   }
 
   async onModuleDestroy(): Promise<void> {
+    this.progress?.close();
     // Its batch under way ends first (moved, or left pending for another relay), before the queue closes.
     await this.relay?.stop();
     this.relay = undefined;

@@ -31,22 +31,22 @@ const RUNS_CONFIG = 'PayoutRunsConfig';
  */
 @Module({})
 export class PayoutRunsModule {
+  /** The options are checked at bootstrap, as `PayoutsModule`'s are: a bad one fails the app, not the import. */
   static forRoot(options: PayoutRunsOptions): DynamicModule {
-    const config = resolvePayoutRunsOptions(options);
-    return build(config.account, [{ provide: RUNS_CONFIG, useValue: config }], []);
+    const provider: Provider = { provide: RUNS_CONFIG, useFactory: () => resolvePayoutRunsOptions(options) };
+    return build(accountOf(options), [provider], []);
   }
 
+  /** The account is known up front, as the tokens it names are needed before the factory runs; checked at bootstrap. */
   static forRootAsync(options: PayoutRunsAsyncOptions): DynamicModule {
     const { account, useFactory, inject = [], imports = [] } = options;
-    if (typeof useFactory !== 'function') {
-      throw new PayoutsConfigError('useFactory', 'a function returning the options', RUNS_OWNER);
-    }
-    // Checked now, as the tokens it names are needed before the factory runs.
-    resolvePayoutRunsOptions({ account, connection: {}, rateLimit: false });
     const provider: Provider = {
       provide: RUNS_CONFIG,
       inject,
       useFactory: async (...args: never[]) => {
+        if (typeof useFactory !== 'function') {
+          throw new PayoutsConfigError('useFactory', 'a function returning the options', RUNS_OWNER);
+        }
         const resolved = (await useFactory(...args)) as PayoutRunsOptions;
         if (resolved !== null && typeof resolved === 'object' && 'account' in resolved) {
           throw new PayoutsConfigError(
@@ -60,6 +60,11 @@ export class PayoutRunsModule {
     };
     return build(account, [provider], imports);
   }
+}
+
+/** The account the options name, unchecked (checked with the rest at bootstrap), to name the module's tokens. */
+function accountOf(options: PayoutRunsOptions): string | undefined {
+  return options !== null && typeof options === 'object' ? options.account : undefined;
 }
 
 function build(

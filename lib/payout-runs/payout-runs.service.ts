@@ -65,7 +65,9 @@ export interface PayoutRunProgress {
 export interface UnknownPayout {
   readonly requestId: string;
   readonly runId: string;
-  /** Requests sent for it. */
+  /** Requests sent for it, those answered `429` or `503` included. */
+  readonly requestsSent: number;
+  /** @deprecated The same number as `requestsSent`, whose name says what it counts. */
   readonly attempt: number;
   /** Since when it is parked. */
   readonly since: Date;
@@ -332,6 +334,7 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
         return {
           requestId: record!.requestId,
           runId: record!.runId,
+          requestsSent: record!.attempt,
           attempt: record!.attempt,
           since: new Date(record!.since),
           error: stored.error,

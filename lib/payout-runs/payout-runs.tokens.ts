@@ -1,9 +1,14 @@
-import { Inject } from '@nestjs/common';
+import { Inject, type Type } from '@nestjs/common';
 import { DEFAULT_PAYOUTS_ACCOUNT } from '../index.js';
+import { PayoutRunsService } from './payout-runs.service.js';
 
-/** The injection token of the `PayoutRunsService` of an account (the unnamed registration's without a name). */
-export function getPayoutRunsToken(account: string = DEFAULT_PAYOUTS_ACCOUNT): string {
-  return `PayoutRunsService:${account}`;
+/**
+ * The injection token of the `PayoutRunsService` of an account, for `app.get()`, `moduleRef.get()` or
+ * `overrideProvider()`. Without a name (or with `'default'`) it is the `PayoutRunsService` class, as for
+ * `PayoutsService`, so `app.get(PayoutRunsService)` finds the unnamed account's runs.
+ */
+export function getPayoutRunsToken(account: string = DEFAULT_PAYOUTS_ACCOUNT): Type<PayoutRunsService> | string {
+  return account === DEFAULT_PAYOUTS_ACCOUNT ? PayoutRunsService : `PayoutRunsService:${account}`;
 }
 
 /** The injection token of the BullMQ `Queue` of an account's payout runs: for Bull Board or metrics. */

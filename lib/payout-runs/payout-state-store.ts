@@ -2,7 +2,7 @@ import type { Queue } from 'bullmq';
 import type { PayoutCountedState, PayoutLedger, PayoutLedgerRecord } from '../index.js';
 import { payoutKey } from './payout-job.js';
 import { BEGIN, CLAIM, PAUSE, RESOLVE, SETTLE } from './run-scripts.js';
-import { ACQUIRE_SWEEP, RELEASE_SWEEP, RENEW_SWEEP } from './reconcile-scripts.js';
+import { ACQUIRE_SWEEP, GIVE_UP, RELEASE_SWEEP, RENEW_SWEEP } from './reconcile-scripts.js';
 
 /** Where a payout of a run stands, as its run's counts say. */
 export type PayoutState = PayoutCountedState;
@@ -30,6 +30,7 @@ const SCRIPTS = {
   payoutRunsAcquireSweep: { numberOfKeys: 1, lua: ACQUIRE_SWEEP },
   payoutRunsRenewSweep: { numberOfKeys: 1, lua: RENEW_SWEEP },
   payoutRunsReleaseSweep: { numberOfKeys: 1, lua: RELEASE_SWEEP },
+  payoutRunsGiveUp: { numberOfKeys: 1, lua: GIVE_UP },
 } as const;
 type ScriptName = keyof typeof SCRIPTS;
 
@@ -156,6 +157,14 @@ export class PayoutStateStore implements PayoutLedger {
       { acquire: 'payoutRunsAcquireSweep', renew: 'payoutRunsRenewSweep', release: 'payoutRunsReleaseSweep' } as const
     )[step];
     return Number(await this.run(script, [`${this.base}:sweep-lock`, token, leaseMs])) === 1;
+  }
+
+  /**
+   * Records that the sweep gave up on a payout parked since `parkedSince` (its record's `since`): `true` for the one
+   * call, across instances, that records it, so that the give-up is logged and counted once per payout.
+   */
+  async recordGiveUp(requestId: string, parkedSince: number): Promise<boolean> {
+    return Number(await this.run('payoutRunsGiveUp', [this.payoutKeyOf(requestId), parkedSince])) === 1;
   }
 
   async read(requestId: string): Promise<PayoutRecord | undefined> {

@@ -1,3 +1,4 @@
+import { ConfigProblems } from '../common/config-problems.js';
 import { parseHttpUrl } from '../common/http-url.js';
 import { optionKeys, rejectUnknownKeys } from '../common/known-option-keys.js';
 import { RedactedSecret } from '../common/redacted-secret.js';
@@ -51,17 +52,23 @@ const RETRY_DEFAULTS: Required<PayoutsRetryOptions> = {
 
 /** Validates the client's options once, at bootstrap, so a bad value fails the app before any request. */
 export function resolvePayoutsClientConfig(options: PayoutsModuleOptions): PayoutsClientConfig {
-  const baseUrl = resolveBaseUrl(options.baseUrl);
-  return {
+  // Every option is checked, so that one error names all that are wrong.
+  const problems = new ConfigProblems(options, PAYOUTS_CLIENT_OPTION_KEYS);
+  const baseUrl = problems.check(() => resolveBaseUrl(options.baseUrl));
+  const config: PayoutsClientConfig = {
     baseUrl,
     payoutsUrl: `${baseUrl}/payouts`,
-    apiKey: new RedactedSecret(requireSecret('apiKey', options.apiKey)),
-    accessToken: resolveAccessToken(options.accessToken),
-    timeoutMs: timerDelayOption('timeoutMs', options.timeoutMs, 30_000, 1),
-    maxResponseBytes: wholeNumberOption('maxResponseBytes', options.maxResponseBytes, 1_048_576, 1, 'bytes'),
-    retry: resolveRetry(options.retries),
-    transport: resolveTransportConfig(options),
+    apiKey: problems.check(() => new RedactedSecret(requireSecret('apiKey', options.apiKey))),
+    accessToken: problems.check(() => resolveAccessToken(options.accessToken)),
+    timeoutMs: problems.check(() => timerDelayOption('timeoutMs', options.timeoutMs, 30_000, 1)),
+    maxResponseBytes: problems.check(() =>
+      wholeNumberOption('maxResponseBytes', options.maxResponseBytes, 1_048_576, 1, 'bytes'),
+    ),
+    retry: problems.check(() => resolveRetry(options.retries)),
+    transport: problems.check(() => resolveTransportConfig(options)),
   };
+  problems.throwIfAny();
+  return config;
 }
 
 function resolveBaseUrl(baseUrl: unknown): string {
@@ -91,6 +98,13 @@ function requireSecret(option: string, value: unknown, expected = 'a non-empty s
 function resolveAccessToken(value: AccessTokenSource | undefined): PayoutsClientConfig['accessToken'] {
   if (typeof value === 'function') {
     return value;
+  }
+  // The scheme pasted with the token, as an env file or a curl command has it: the client adds it itself.
+  if (typeof value === 'string' && /^\s*bearer\s/i.test(value)) {
+    throw new PayoutsConfigError(
+      'accessToken',
+      'the token alone: drop the "Bearer " in front of it, the client adds it to the Authorization header',
+    );
   }
   return new RedactedSecret(
     requireSecret('accessToken', value, 'a non-empty string without spaces, or a function returning one'),

@@ -7,6 +7,7 @@ import type { PayoutsInstrumentation } from '../interfaces/payouts-instrumentati
 import { PAYOUTS_CLIENT_CONFIG, PAYOUTS_EVENTS, PAYOUTS_INSTRUMENTATION } from '../payouts.constants.js';
 import { type AccessTokenFetchOutcome, AccessTokenProvider } from './access-token-provider.js';
 import { warnOfDoubledPayoutsPath } from './base-url-check.js';
+import { warnOfShortCredentials } from './credential-redactor.js';
 import { loadHttpService } from './http-service-loader.js';
 import type { CreatePayoutRequest } from './create-payout-request.interface.js';
 import { validatePayoutRequest } from './payout-request-validator.js';
@@ -46,6 +47,7 @@ export class PayoutsService implements OnApplicationShutdown {
     this.client = new PayoutsApiClient(config, this.transport, accessToken, logger, instrumentation);
     this.payoutsPath = new URL(config.payoutsUrl).pathname;
     warnOfDoubledPayoutsPath(config, logger);
+    warnOfShortCredentials(config, logger);
   }
 
   /**

@@ -20,8 +20,8 @@ export interface PayoutLedgerPostgresOptions {
    */
   timeoutMs?: number;
   /**
-   * Delete payouts sent or refused more than this many days ago, once an hour on each instance. Default: never (the
-   * table is the audit trail).
+   * Delete payouts sent or refused more than this many days ago, at boot and once an hour, on each instance. Default:
+   * never (the table is the audit trail).
    */
   retentionDays?: number;
 }

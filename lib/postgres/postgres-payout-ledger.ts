@@ -43,8 +43,11 @@ export class PostgresPayoutLedger implements PayoutLedger {
       else await checkPayoutLedgerSchema(client, schema);
     });
     if (retentionDays !== undefined) {
-      this.pruning = setInterval(() => void this.prune(retentionDays).catch(() => undefined), HOUR_MS);
+      // At boot, then hourly; a failed pass (the database away) waits for the next.
+      const prune = () => void this.prune(retentionDays).catch(() => undefined);
+      this.pruning = setInterval(prune, HOUR_MS);
       this.pruning.unref();
+      prune();
     }
   }
 
@@ -131,7 +134,8 @@ export class PostgresPayoutLedger implements PayoutLedger {
     return rows.length === 1;
   }
 
-  async markGivenUp(requestId: string): Promise<boolean> {
+  /** Once per parking: a decision clears `given_up_at`, so a payout parked again can be given up on again. */
+  async recordGiveUp(requestId: string, _parkedSince: number): Promise<boolean> {
     const rows = await this.query(
       'record a payout given up on',
       true,

@@ -1,14 +1,16 @@
 import type { ConnectionOptions } from 'bullmq';
 import { optionKeys, rejectUnknownKeys } from '../common/known-option-keys.js';
+import { REDIS_CONNECTION_EXPECTED, redisConnectionOption } from '../common/redis-connection-option.js';
 import { PayoutsConfigError } from '../index.js';
 
 /** The options of `payoutsQueue()`: where the queue lives, what each instance does, and how jobs are retried. */
 export interface PayoutsQueueOptions {
   /**
-   * How BullMQ reaches Redis: connection options such as `{ host, port, password, tls }` (BullMQ creates and closes
-   * its own connections; on bullmq 6 the `ioredis` package must then be installed), or a client of your own.
+   * How BullMQ reaches Redis: a `redis://[user:password@]host:port[/db]` URL (`rediss://` for TLS) or connection options
+   * such as `{ host, port, password, tls }` (BullMQ creates and closes its own connections; on bullmq 6 the `ioredis`
+   * package must then be installed), or a client of your own.
    */
-  connection: ConnectionOptions;
+  connection: ConnectionOptions | string;
   /**
    * The queue's name: `'payouts-notifications'` for the unnamed registration, `'payouts-notifications-<name>'` for a
    * named one, so each account has its own queue. Every instance of an account must use the same.
@@ -84,14 +86,9 @@ export function resolvePayoutsQueueOptions(options: PayoutsQueueOptions): Payout
     throw new PayoutsConfigError('options', 'an object with connection', QUEUE_OWNER);
   }
   rejectUnknownKeys(options, OPTION_KEYS, '', QUEUE_OWNER);
-  const { connection, queueName, prefix, route = true, worker = true } = options;
-  if (connection === null || typeof connection !== 'object') {
-    throw new PayoutsConfigError(
-      'connection',
-      'Redis connection options such as { host, port }, or a client',
-      QUEUE_OWNER,
-    );
-  }
+  const { queueName, prefix, route = true, worker = true } = options;
+  const connection = redisConnectionOption<ConnectionOptions>(options.connection);
+  if (connection === undefined) throw new PayoutsConfigError('connection', REDIS_CONNECTION_EXPECTED, QUEUE_OWNER);
   // BullMQ refuses `:` in a queue name: it separates the parts of its keys.
   if (queueName !== undefined && (typeof queueName !== 'string' || !/^[A-Za-z0-9][\w.-]{0,99}$/.test(queueName))) {
     throw new PayoutsConfigError('queueName', 'up to 100 letters, digits, "-", "_" or "."', QUEUE_OWNER);

@@ -3,7 +3,7 @@ import { Inject, Injectable, type Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
 import { printable } from '../common/printable.js';
-import { withDeadline } from '../common/with-deadline.js';
+import { SharedCheck } from '../common/shared-check.js';
 import {
   DEFAULT_PAYOUTS_ACCOUNT,
   getPayoutsHealthSourceToken,
@@ -128,16 +128,29 @@ export class PayoutsHealthIndicator {
   }
 }
 
-/** `PING`, then the figures, together within `timeoutMs`. */
+/**
+ * `PING`, then the figures: one check per part in flight, whose answer every probe that comes meanwhile shares, so
+ * that probes while Redis hangs add no command to its connection's queue. Shared by every indicator of the process,
+ * as a part's connection is.
+ */
+const partChecks = new SharedCheck<PayoutsHealthSource, { latencyMs: number } & Partial<PayoutsQueueFigures>>(
+  async (source) => {
+    const started = performance.now();
+    await source.ping();
+    const figures = source.figures ? await source.figures() : {};
+    return { latencyMs: Math.round(performance.now() - started), ...figures };
+  },
+);
+
+/** The part's check, or the one in flight, within `timeoutMs`. */
 async function probe(source: PayoutsHealthSource, timeoutMs: number): Promise<PayoutsComponentHealth> {
-  const started = performance.now();
   try {
-    const figures = await withDeadline(
-      source.ping().then(async () => (source.figures ? source.figures() : {})),
+    const health = await partChecks.run(
+      source,
       timeoutMs,
       () => new Error(`no reply from Redis within ${timeoutMs} ms`),
     );
-    return { status: 'up', latencyMs: Math.round(performance.now() - started), ...figures };
+    return { status: 'up', ...health };
   } catch (error) {
     return { status: 'down', problem: problemOf(error) };
   }

@@ -1,3 +1,5 @@
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import { describe, expect, it } from 'vitest';
 import { PayoutRunsModule, type PayoutReconcileOptions } from 'nestjs-payouts/payout-runs';
 import { resolvePayoutRunsOptions } from '../../lib/payout-runs/payout-runs-options.js';
@@ -23,9 +25,15 @@ describe('the reconcile option of payout runs', () => {
     [{ lookup, sweepEveryMs: 0 }, 'reconcile.sweepEveryMs', 'a whole number from 100 to 86400000'],
     [{ lookup, giveUpAfterMs: 1.5 }, 'reconcile.giveUpAfterMs', 'a whole number from 1000 to 34560000000'],
     [{ lookup, lookupTimeoutMs: -1 }, 'reconcile.lookupTimeoutMs', 'a whole number from 10 to 600000'],
-  ])('refuses %j at bootstrap, naming the option', (reconcile, option, expected) => {
-    expect(() =>
-      PayoutRunsModule.forRoot({ connection, rateLimit: false, reconcile: reconcile as PayoutReconcileOptions }),
-    ).toThrow(`PayoutRunsModule option "${option}" is invalid: expected ${expected}.`);
+  ])('refuses %j at bootstrap, naming the option', async (reconcile, option, expected) => {
+    @Module({
+      imports: [
+        PayoutRunsModule.forRoot({ connection, rateLimit: false, reconcile: reconcile as PayoutReconcileOptions }),
+      ],
+    })
+    class AppModule {}
+    await expect(
+      NestFactory.createApplicationContext(AppModule, { logger: false, abortOnError: false }),
+    ).rejects.toThrow(`PayoutRunsModule option "${option}" is invalid: expected ${expected}.`);
   });
 });

@@ -15,6 +15,8 @@ describeWithRedis('the reconcile sweep counted with OpenTelemetry', () => {
   let redis: RedisServer;
   let mock: MockPayoutsApi | undefined;
   let started: RunsApp | undefined;
+  /** The instances of a test that runs several, each closed once. */
+  const instances = new Set<RunsApp>();
   beforeAll(async () => {
     redis = await RedisServer.start();
   });
@@ -24,6 +26,8 @@ describeWithRedis('the reconcile sweep counted with OpenTelemetry', () => {
   afterEach(async () => {
     await started?.app.close();
     started = undefined;
+    await Promise.all([...instances].map((instance) => instance.app.close()));
+    instances.clear();
     await mock?.close();
     mock = undefined;
   });
@@ -166,5 +170,87 @@ describeWithRedis('the reconcile sweep counted with OpenTelemetry', () => {
     }
     mock.assertNoSecretIn(logger.lines);
     expect(logger.lines.join('\n')).not.toContain('the status endpoint refused');
+  });
+
+  it('gives up on each payout once across two instances, and not again after the first one stops', async () => {
+    const { tracerProvider, meterProvider } = telemetry.current;
+    mock = await MockPayoutsApi.start({ apiKey: API_KEY, accessToken: ACCESS_TOKEN });
+    mock.fail({ when: { method: 'POST' } }, MockFault.resetAfterCommit());
+    const ids = ['gu-1', 'gu-2', 'gu-3'];
+    /** Lookups per instance and payout: the provider never knows. */
+    const lookups = new Map<string, number>();
+    const looked = (instance: string) => Math.min(...ids.map((id) => lookups.get(`${instance} ${id}`) ?? 0));
+    const startInstance = async (instance: string) => {
+      const reconcile: PayoutReconcileOptions = {
+        lookup: (request) => {
+          const key = `${instance} ${request.request_id}`;
+          lookups.set(key, (lookups.get(key) ?? 0) + 1);
+          return 'unknown';
+        },
+        settleAfterMs: 0,
+        sweepEveryMs: 100,
+        giveUpAfterMs: 1000,
+      };
+      const app = await startRunsApp(
+        mock!.baseUrl,
+        {
+          connection: { host: '127.0.0.1', port: redis.port },
+          prefix: 'reconcile-give-up',
+          rateLimit: false,
+          reconcile,
+        },
+        // One meter for both, as one metrics backend sums the instances of a service.
+        { telemetry: payoutsOpenTelemetry({ tracerProvider, meterProvider }) },
+      );
+      instances.add(app);
+      return app;
+    };
+    const first = await startInstance('first');
+    const second = await startInstance('second');
+    const givenUpErrors = () =>
+      [...first.logger.lines, ...second.logger.lines]
+        .filter((line) => line.startsWith('error:') && line.includes('after giveUpAfterMs'))
+        .map((line) => /Payout (\S+) /.exec(line)![1])
+        .sort();
+    const givenUpFigure = async (instance: RunsApp) =>
+      (await instance.app.get<string, PayoutsHealthSource>(getPayoutsHealthSourceToken('payout-runs')).figures!())
+        .reconciled!.givenUp;
+    // Two more sweeps of every payout by `instance` than now: at least one began after what happened before.
+    const twoMoreSweeps = async (instance: string) => {
+      const now = looked(instance);
+      await eventually(
+        async () => (looked(instance) >= now + 2 ? true : undefined),
+        30_000,
+        `two sweeps of ${instance}`,
+      );
+    };
+
+    await first.runs.enqueue(
+      ids.map((id) => payout(id)),
+      { runId: 'run-give-up' },
+    );
+    await eventually(
+      async () => (new Set(givenUpErrors()).size === ids.length ? true : undefined),
+      30_000,
+      'every payout is given up on',
+    );
+    // Both instances sweep (the lock lets one at a time) after the give-up.
+    await Promise.all([twoMoreSweeps('first'), twoMoreSweeps('second')]);
+    const firstGivenUp = await givenUpFigure(first);
+    instances.delete(first);
+    await first.app.close();
+    // The second one sweeps alone now.
+    await twoMoreSweeps('second');
+    const secondGivenUp = await givenUpFigure(second);
+    const parked = (await second.runs.listUnknown()).total;
+    instances.delete(second);
+    await second.app.close();
+    const metrics = await telemetry.current.metrics();
+
+    expect(givenUpErrors()).toEqual(ids);
+    expect(firstGivenUp + secondGivenUp).toBe(ids.length);
+    expect(metrics.get('payouts.run.reconcile.given_up')!.dataPoints.map((point) => point.value)).toEqual([ids.length]);
+    expect(parked).toBe(ids.length);
+    expect(mock.payouts.size).toBe(ids.length);
   });
 });

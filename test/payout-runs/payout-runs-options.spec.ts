@@ -1,3 +1,5 @@
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import { Cluster } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { PayoutsConfigError } from 'nestjs-payouts';
@@ -6,6 +8,19 @@ import { resolvePayoutRunsOptions } from '../../lib/payout-runs/payout-runs-opti
 
 const connection = { host: '127.0.0.1', port: 6379, password: 'redis-password-5e7a' };
 const rateLimit = { max: 50, durationMs: 1000 };
+
+/** Boots an app that imports `module`, and resolves with the error its bootstrap failed with. */
+async function bootstrapError(module: ReturnType<typeof PayoutRunsModule.forRoot>): Promise<unknown> {
+  @Module({ imports: [module] })
+  class AppModule {}
+  try {
+    const app = await NestFactory.createApplicationContext(AppModule, { logger: false, abortOnError: false });
+    await app.close();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
 
 describe('PayoutRunsModule options', () => {
   it('splits the rate limit into small windows, each allowing its share, never more than the limit in all', () => {
@@ -33,13 +48,24 @@ describe('PayoutRunsModule options', () => {
     });
   });
 
+  it('reads a redis:// or rediss:// URL into connection options, as ioredis does', () => {
+    expect(resolvePayoutRunsOptions({ connection: 'redis://127.0.0.1:6390', rateLimit }).connection).toEqual({
+      host: '127.0.0.1',
+      port: 6390,
+    });
+    expect(
+      resolvePayoutRunsOptions({ connection: 'rediss://app:redis-password-5e7a@redis.internal/2', rateLimit })
+        .connection,
+    ).toEqual({ host: 'redis.internal', port: 6379, username: 'app', password: 'redis-password-5e7a', db: 2, tls: {} });
+  });
+
   it('requires a hash-tagged prefix with a Redis Cluster connection', () => {
     // bullmq 5 (the Nest 11 leg) types connections with its own copy of ioredis; the app's client works all the same.
     const cluster = new Cluster([{ host: '127.0.0.1', port: 1 }], {
       lazyConnect: true,
     }) as unknown as PayoutRunsOptions['connection'];
 
-    expect(() => PayoutRunsModule.forRoot({ connection: cluster, rateLimit })).toThrow(
+    expect(() => resolvePayoutRunsOptions({ connection: cluster, rateLimit })).toThrow(
       'PayoutRunsModule option "prefix" is invalid: expected a prefix with a hash tag, such as "{payouts}", with a ' +
         'Redis Cluster connection: the keys of a queue must share a slot.',
     );
@@ -47,7 +73,21 @@ describe('PayoutRunsModule options', () => {
   });
 
   it.each([
-    [{ rateLimit }, 'connection', 'Redis connection options such as { host, port }, or a client'],
+    [
+      { rateLimit },
+      'connection',
+      'a redis:// or rediss:// URL, Redis connection options such as { host, port }, or a client',
+    ],
+    [
+      { rateLimit, connection: 'localhost:6379' },
+      'connection',
+      'a redis:// or rediss:// URL, Redis connection options such as { host, port }, or a client',
+    ],
+    [
+      { rateLimit, connection: 'redis://u:redis-password-5e7a@127.0.0.1:6379/db' },
+      'connection',
+      'a redis:// or rediss:// URL, Redis connection options such as { host, port }, or a client',
+    ],
     [{ connection }, 'rateLimit', '{ max, durationMs } as the provider allows, or false'],
     [{ connection, rateLimit: { max: 0, durationMs: 1000 } }, 'rateLimit.max', 'a whole number from 1 to 1000000'],
     [
@@ -67,15 +107,25 @@ describe('PayoutRunsModule options', () => {
       'providerDedupesRequestIds',
       'a known option name (did you mean "providerDedupesRequestId"?)',
     ],
-  ])('refuses %j, naming the option and never its value', (options, option, expected) => {
-    let thrown: unknown;
-    try {
-      PayoutRunsModule.forRoot(options as unknown as PayoutRunsOptions);
-    } catch (error) {
-      thrown = error;
-    }
+  ])('refuses %j at bootstrap, naming the option and never its value', async (options, option, expected) => {
+    // As PayoutsModule: importing the module never throws, the app's bootstrap fails.
+    const module = PayoutRunsModule.forRoot(options as unknown as PayoutRunsOptions);
+    const thrown = await bootstrapError(module);
     expect(thrown).toBeInstanceOf(PayoutsConfigError);
     expect((thrown as Error).message).toBe(`PayoutRunsModule option "${option}" is invalid: expected ${expected}.`);
     expect((thrown as Error).message).not.toContain('redis-password-5e7a');
+  });
+
+  it('checks forRootAsync at bootstrap too: its account, and a useFactory that is no function', async () => {
+    const badAccount = PayoutRunsModule.forRootAsync({ account: 'e u', useFactory: () => ({ connection, rateLimit }) });
+    expect(((await bootstrapError(badAccount)) as Error).message).toBe(
+      'PayoutRunsModule option "account" is invalid: expected the name of a PayoutsModule registration.',
+    );
+    const noFactory = PayoutRunsModule.forRootAsync({ useFactory: 'options' as never });
+    const thrown = await bootstrapError(noFactory);
+    expect(thrown).toBeInstanceOf(PayoutsConfigError);
+    expect((thrown as Error).message).toBe(
+      'PayoutRunsModule option "useFactory" is invalid: expected a function returning the options.',
+    );
   });
 });

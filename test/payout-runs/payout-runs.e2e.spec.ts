@@ -3,7 +3,13 @@ import { NestFactory } from '@nestjs/core';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { PayoutRequestConflictError, PayoutsModule, PayoutValidationError } from 'nestjs-payouts';
+import {
+  PayoutRequestConflictError,
+  PayoutsModule,
+  type PayoutsPayoutRunJobEvent,
+  PayoutsService,
+  PayoutValidationError,
+} from 'nestjs-payouts';
 import {
   getPayoutRunsQueueToken,
   getPayoutRunsToken,
@@ -11,7 +17,7 @@ import {
   payoutJobId,
   type PayoutRunResult,
   PayoutRunsModule,
-  type PayoutRunsService,
+  PayoutRunsService,
   payoutRunsQueueName,
 } from 'nestjs-payouts/payout-runs';
 import { refusingBaseUrl } from '../payouts/payouts-api-stub.js';
@@ -116,6 +122,16 @@ describeWithRedis('payout runs in one app', () => {
     });
   });
 
+  it('connects with a redis:// URL given as connection, as ioredis takes one', async () => {
+    const started = await start(() => ({ kind: 'created' }), true, { connection: `redis://127.0.0.1:${redis.port}/0` });
+
+    await started.runs.enqueue([payout('url-1')], { runId: 'by-url' });
+    const progress = await untilDone(started, 'by-url');
+
+    expect(progress.counts).toMatchObject({ sent: 1, total: 1 });
+    expect(started.results.sent.map((result) => result.requestId)).toEqual(['url-1']);
+  });
+
   it('keeps no credential in Redis, in what handlers receive or in the log, even when the provider echoes them', async () => {
     const echo = { error: 'invalid', echoed: `${API_KEY} Bearer ${ACCESS_TOKEN}` };
     const started = await start(() => ({ kind: 'refused', status: 400, body: echo }));
@@ -157,6 +173,12 @@ describeWithRedis('payout runs in one app', () => {
       return { kind: 'created' };
     };
     const started = await start(plan);
+    expect(started.logger.messages('log').filter((line) => line.includes(' go to '))).toEqual([
+      "Account 'default': sent payouts go to RecordedResults.onSent",
+      "Account 'default': refused payouts go to RecordedResults.onRefused",
+      "Account 'default': payouts of unknown outcome go to RecordedResults.onUnknown",
+      "Account 'default': completed runs go to RecordedResults.onCompleted",
+    ]);
     const ids = ['o-created', 'o-refused', 'o-reset', 'o-500', 'o-429', 'o-503'];
 
     await started.runs.enqueue(
@@ -218,6 +240,36 @@ describeWithRedis('payout runs in one app', () => {
     expect(provider!.requests).toEqual([]);
     expect(started.logger.messages('warn').filter((line) => line.includes('shutdownTimeoutMs'))).toEqual([]);
   }, 40_000);
+
+  it('counts every request sent in requestsSent, 429s included, and the job attempts apart in payoutRunJob', async () => {
+    const plan: ProviderPlan = (_requestId, seenBefore) =>
+      seenBefore < 4 ? { kind: 'throttled', status: 429, retryAfterSeconds: 0 } : { kind: 'created' };
+    const started = await start(plan, true, { attempts: 2 });
+    const jobs: PayoutsPayoutRunJobEvent[] = [];
+    started.app.get(PayoutsService).on('payoutRunJob', (event) => jobs.push(event));
+
+    await started.runs.enqueue([payout('t-1')], { runId: 'throttled' });
+    await untilDone(started, 'throttled');
+    // The job's event comes once its attempt has ended, after the result handlers.
+    await eventually(async () => (jobs.at(-1)?.outcome === 'sent' ? true : undefined), 15_000, 'the last job event');
+
+    expect(provider!.requests.map((request) => request.reply)).toEqual([
+      'throttled',
+      'throttled',
+      'throttled',
+      'throttled',
+      'created',
+    ]);
+    expect(started.results.sent).toMatchObject([{ requestId: 't-1', requestsSent: 5, attempt: 5 }]);
+    // Four pauses used up none of the job's two attempts: each ran as its first.
+    expect(jobs.map((job) => [job.attempt, job.outcome])).toEqual([
+      [1, 'retrying'],
+      [1, 'retrying'],
+      [1, 'retrying'],
+      [1, 'retrying'],
+      [1, 'sent'],
+    ]);
+  });
 
   it('retries a payout that surely was not sent, and refuses it after the last attempt', async () => {
     const started = await start(await refusingBaseUrl());
@@ -444,6 +496,12 @@ describeWithRedis('payout runs of several accounts', () => {
     try {
       const main = app.get<PayoutRunsService>(getPayoutRunsToken());
       const eu = app.get<PayoutRunsService>(getPayoutRunsToken('eu'));
+      // The unnamed account's runs by their class, as PayoutsService; a named account's by its token only.
+      expect(app.get(PayoutRunsService)).toBe(main);
+      expect(main.account).toBe('default');
+      expect(eu).toBeInstanceOf(PayoutRunsService);
+      expect(eu.account).toBe('eu');
+      expect(eu).not.toBe(main);
       // The same request_id in two accounts: two payouts, one per account.
       await main.enqueue([payout('acc-1')], { runId: 'main-run' });
       await eu.enqueue([payout('acc-1'), payout('acc-2')], { runId: 'eu-run' });

@@ -131,6 +131,27 @@ describe('PayoutsModule registration', () => {
   });
 });
 
+describe('notifications: false', () => {
+  const testbed = usePayoutsTestbed();
+
+  it.each([
+    ['forRoot', (baseUrl: string) => PayoutsModule.forRoot(payoutsOptions(baseUrl))],
+    [
+      'forRootAsync',
+      (baseUrl: string) => PayoutsModule.forRootAsync({ useFactory: async () => payoutsOptions(baseUrl) }),
+    ],
+  ])('with %s, maps no notifications controller, and Nest logs none', async (_register, register) => {
+    const logger = new RecordingLogger();
+    testbed.started = await startPayoutsApp(register(testbed.stub.baseUrl), logger);
+
+    const mapped = logger.messages('log').filter((line) => /\{\/|Mapped/.test(line));
+    expect(mapped).toEqual(['MerchantPayoutsController {/merchant}:', 'Mapped {/merchant/payouts, POST} route']);
+    expect(logger.lines.join('\n')).not.toContain('PayoutsNotificationsController');
+    const response = await fetch(`${testbed.started.url}/`, { method: 'POST' });
+    expect(response.status).toBe(404);
+  });
+});
+
 describe('a baseUrl ending in /payouts', () => {
   const testbed = usePayoutsTestbed();
   const warning = (path: string) =>
@@ -248,8 +269,10 @@ describe('PayoutsModule options checked at bootstrap', () => {
 
     expect(error.option).toBe(option);
     expect(error.message).toMatch(
-      new RegExp(`^PayoutsModule option "${option.replace('.', '\\.')}" is invalid: expected .+\\.$`),
+      new RegExp(`^PayoutsModule option "${option.replace('.', '\\.')}" is (invalid|missing): expected .+\\.$`),
     );
+    // Absent reads as missing, present and wrong as invalid.
+    expect(error.message.includes(' is missing: ')).toBe(_case.endsWith(' missing'));
     expect(error.message).not.toContain(SECRET);
     expect(JSON.stringify(error)).not.toContain(SECRET);
   });
@@ -316,6 +339,80 @@ describe('PayoutsModule options checked at bootstrap', () => {
       expect(error.message).not.toContain(SECRET);
     },
   );
+
+  const failedBootstrap = async (options: Record<string, unknown>) => {
+    @Module({ imports: [PayoutsModule.forRootAsync({ useFactory: () => options as unknown as PayoutsModuleOptions })] })
+    class MistakesAppModule {}
+    return bootstrapError(() => NestFactory.create(MistakesAppModule, { logger: false, abortOnError: false }));
+  };
+
+  it('names a required option spelt otherwise as missing, with the key passed, and never its value', async () => {
+    const { baseUrl: _baseUrl, apiKey: _apiKey, ...rest } = payoutsOptions('https://payouts.example.com');
+    const error = await failedBootstrap({ ...rest, base_url: 'https://payouts.example.com', apikey: SECRET });
+
+    expect(error.message).toBe(
+      'PayoutsModule has 2 invalid options:\n' +
+        '- "baseUrl" is missing; you passed "base_url".\n' +
+        '- "apiKey" is missing; you passed "apikey".',
+    );
+    expect(error.option).toBe('baseUrl');
+    expect(error.problems).toEqual([
+      { option: 'baseUrl', problem: 'is missing; you passed "base_url"' },
+      { option: 'apiKey', problem: 'is missing; you passed "apikey"' },
+    ]);
+    expect(JSON.stringify(error)).not.toContain(SECRET);
+  });
+
+  it('names one misspelt key in the one-line message, any case or separator', async () => {
+    const { accessToken: _token, ...rest } = payoutsOptions('https://payouts.example.com');
+    const error = await failedBootstrap({ ...rest, ACCESS_TOKEN: SECRET });
+
+    expect(error.message).toBe('PayoutsModule option "accessToken" is missing; you passed "ACCESS_TOKEN".');
+    expect(error.message).not.toContain(SECRET);
+  });
+
+  it('tells to drop the Bearer prefix of an access token, without repeating the token', async () => {
+    const error = await failedBootstrap({
+      ...payoutsOptions('https://payouts.example.com'),
+      accessToken: `Bearer ${SECRET}`,
+    });
+
+    expect(error.message).toBe(
+      'PayoutsModule option "accessToken" is invalid: expected the token alone: drop the "Bearer " in front of it, ' +
+        'the client adds it to the Authorization header.',
+    );
+    expect(JSON.stringify(error)).not.toContain(SECRET);
+  });
+
+  it('reports every wrong option in one error, never a value', async () => {
+    const error = await failedBootstrap({
+      ...payoutsOptions('https://payouts.example.com'),
+      apiKey: `key ${SECRET}`,
+      timeoutMs: 0,
+      retries: 'twice',
+      timeout_ms: 5000,
+      webhookSecret: SECRET,
+    });
+
+    expect(error.problems.map((problem) => problem.option)).toEqual([
+      'apiKey',
+      'timeoutMs',
+      'retries',
+      'timeout_ms',
+      'webhookSecret',
+    ]);
+    expect(error.message.split('\n')).toEqual([
+      'PayoutsModule has 5 invalid options:',
+      '- "apiKey" is invalid: expected a non-empty string without spaces.',
+      '- "timeoutMs" is invalid: expected a positive whole number of milliseconds up to 2147483647 (about 24 days).',
+      '- "retries" is invalid: expected a number of retries or an object of retry options.',
+      '- "timeout_ms" is invalid: expected a known option name (did you mean "timeoutMs"?).',
+      '- "webhookSecret" is invalid: expected one of baseUrl, apiKey, accessToken, timeoutMs, maxResponseBytes, ' +
+        'retries, httpAgent, httpsAgent, proxy, headers, notifications, telemetry.',
+    ]);
+    expect(JSON.stringify(error)).not.toContain(SECRET);
+    expect(error.message).not.toContain(SECRET);
+  });
 
   it('rejects missing options altogether', async () => {
     const error = await bootstrapError(() =>

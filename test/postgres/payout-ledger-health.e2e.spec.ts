@@ -13,6 +13,9 @@ import { describeWithRedis } from '../support/redis-suite.js';
 import { RedisServer } from '../support/redis-server.js';
 import { freshDatabase } from './payout-ledger-test-support.js';
 
+/** Terminus's reply: `info` or `error`, then the key's parts, then each part's fields. */
+type HealthBody = Record<string, Record<string, Record<string, unknown>>>;
+
 @Controller('health')
 class HealthController {
   constructor(
@@ -69,7 +72,7 @@ describeWithPostgres('health checks of the PostgreSQL ledger', () => {
 
     const ready = async () => {
       const response = await fetch(`${base}/health/ready`);
-      return { status: response.status, body: (await response.json()) as Record<string, any> };
+      return { status: response.status, body: (await response.json()) as HealthBody };
     };
 
     it('reports the ledger up, down while PostgreSQL is stopped (naming no connection detail), then up again', async () => {

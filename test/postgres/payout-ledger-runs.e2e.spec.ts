@@ -115,13 +115,13 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       expect(results.refused).toMatchObject([{ requestId: 'p-refused', outcome: 'refused', error: { status: 422 } }]);
       expect(results.unknown).toMatchObject([{ requestId: 'p-unknown', outcome: 'unknown', error: { status: 500 } }]);
 
-      const [row] = await rowsOf(
+      const [stored] = await rowsOf(
         pool,
         `SELECT account, run_id, state, attempt, request, fingerprint, outcome, token, queued_at IS NOT NULL AS queued,
            sending_at IS NOT NULL AS sending, settled_at >= sending_at AND sending_at >= queued_at AS ordered
          FROM nestjs_payouts.payouts WHERE request_id = 'p-3'`,
       );
-      expect(row).toEqual({
+      expect(stored).toEqual({
         account: 'default',
         run_id: 'month-end',
         state: 'sent',
@@ -198,6 +198,10 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       const { runs, pool, api, logger } = await start(() => ({ kind: 'created' }), {
         concurrency: 5,
         backoffMs: 200,
+        // 300 payouts take 15 s or more: PostgreSQL stops well before the run could end, however busy the machine.
+        rateLimit: { max: 20, durationMs: 1000 },
+        // A payout whose outcome cannot be recorded holds its worker's slot this long before it fails and is parked.
+        lockDurationMs: 3000,
       });
       await runs.enqueue(
         Array.from({ length: 300 }, (_, i) => payout(`s-${i}`)),
@@ -206,14 +210,19 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       await eventually(async () => (api.requests.length >= 30 ? true : undefined), 30_000, '30 payouts sent');
 
       await server.stop();
-      const failure = await runs.enqueue([payout('late-1')], { runId: 'late' }).catch((error: unknown) => error);
-      await eventually(
-        async () =>
-          logger.messages('warn').some((line) => line.includes("the account's queue pauses")) ? true : undefined,
-        30_000,
-        'the workers pause',
-      );
-      await server.restart();
+      let failure: unknown;
+      try {
+        failure = await runs.enqueue([payout('late-1')], { runId: 'late' }).catch((error: unknown) => error);
+        await eventually(
+          async () =>
+            logger.messages('warn').some((line) => line.includes("the account's queue pauses")) ? true : undefined,
+          60_000,
+          'the workers pause',
+        );
+      } finally {
+        // Started again whatever happened, for the specs after this one.
+        await server.restart();
+      }
       const progress = await untilCompleted({ runs } as RunsApp, 'outage', 60_000);
 
       expect(failure).toBeInstanceOf(PayoutRunEnqueueError);

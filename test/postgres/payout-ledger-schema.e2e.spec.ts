@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { PayoutLedgerSchemaError } from 'nestjs-payouts';
 import { payoutLedgerPostgres, PAYOUT_LEDGER_SCHEMA_VERSION } from 'nestjs-payouts/postgres';
 import { runCli } from '../cli/run-cli.js';
+import { eventually } from '../support/eventually.js';
 import { type RunsApp, startRunsApp } from '../payout-runs/payout-runs-test-app.js';
 import { describeWithPostgres } from '../support/postgres-suite.js';
 import { PostgresServer } from '../support/postgres-server.js';
@@ -99,7 +100,11 @@ describeWithPostgres('the payout ledger schema (a real PostgreSQL)', () => {
         { DATABASE_URL: 'postgresql://127.0.0.1/x' },
         '--schema must be a lower-case name',
       ],
-      [['--timeout-ms', 'soon'], { DATABASE_URL: 'postgresql://127.0.0.1/x' }, '--timeout-ms must be a whole number'],
+      [
+        ['--timeout-ms', 'soon'],
+        { DATABASE_URL: 'postgresql://127.0.0.1/x' },
+        '--timeout-ms must be a positive whole number of milliseconds',
+      ],
     ])(
       'exits 2 naming the option for %j',
       async (args, env, problem) => {
@@ -133,6 +138,37 @@ describeWithPostgres('the payout ledger schema (a real PostgreSQL)', () => {
       expect(await tables(pool)).toEqual(['payout_runs', 'payouts', 'schema_version', 'sweep_locks']);
       expect(await rowsOf(pool, 'SELECT version FROM nestjs_payouts.schema_version')).toEqual([{ version: 1 }]);
       expect(await one.runs.progress('none')).toBeUndefined();
+    }, 60_000);
+
+    it('prunes with retentionDays the payouts sent or refused longer ago than that, and keeps the rest', async () => {
+      const { pool } = await database();
+      await boot(pool, { migrate: true });
+      const row = (requestId: string, state: string, daysAgo: number) =>
+        pool.query(
+          `INSERT INTO nestjs_payouts.payouts (account, request_id, run_id, request, fingerprint, state, settled_at)
+           VALUES ('default', $1, 'old-run', '{}', 'f', $2, now() - make_interval(days => $3))`,
+          [requestId, state, daysAgo],
+        );
+      await Promise.all([
+        row('old-sent', 'sent', 500),
+        row('old-refused', 'refused', 401),
+        row('old-unknown', 'unknown', 500),
+        row('recent-sent', 'sent', 10),
+      ]);
+
+      await boot(pool, { retentionDays: 400 });
+      const left = await eventually(
+        async () => {
+          const ids = (await rowsOf(pool, 'SELECT request_id FROM nestjs_payouts.payouts ORDER BY 1')).map(
+            (r) => r.request_id,
+          );
+          return ids.length === 2 ? ids : undefined;
+        },
+        20_000,
+        'the old settled payouts pruned',
+      );
+
+      expect(left).toEqual(['old-unknown', 'recent-sent']);
     }, 60_000);
 
     it('refuses to boot on a missing schema, naming the command to run', async () => {

@@ -10,8 +10,17 @@ describe('payoutsQueue() options', () => {
     expect(payoutsQueue({ connection, route: false }).route).toBe(false);
   });
 
+  it('takes a redis:// URL for connection, as ioredis does', () => {
+    expect(payoutsQueue({ connection: 'redis://:redis-password-91c2@127.0.0.1:6390/3' }).route).toBe(true);
+  });
+
   it.each([
-    [{}, 'connection', 'Redis connection options such as { host, port }, or a client'],
+    [{}, 'connection', 'a redis:// or rediss:// URL, Redis connection options such as { host, port }, or a client'],
+    [
+      { connection: 'http://u:redis-password-91c2@127.0.0.1:6379' },
+      'connection',
+      'a redis:// or rediss:// URL, Redis connection options such as { host, port }, or a client',
+    ],
     [{ connection, queueName: 'a:b' }, 'queueName', 'up to 100 letters, digits, "-", "_" or "."'],
     [{ connection, prefix: '' }, 'prefix', 'a non-empty string such as "bull"'],
     [

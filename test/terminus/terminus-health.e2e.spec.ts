@@ -3,7 +3,14 @@ import { NestFactory } from '@nestjs/core';
 import { HealthCheck, HealthCheckService, TerminusModule } from '@nestjs/terminus';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { getPayoutsServiceToken, PayoutsModule, type PayoutsService } from 'nestjs-payouts';
+import {
+  getPayoutsHealthSourceToken,
+  getPayoutsServiceToken,
+  type PayoutsHealthComponent,
+  type PayoutsHealthSource,
+  PayoutsModule,
+  type PayoutsService,
+} from 'nestjs-payouts';
 import { getPayoutRunsToken, OnPayoutSent, PayoutRunsModule, type PayoutRunsService } from 'nestjs-payouts/payout-runs';
 import { payoutsQueue } from 'nestjs-payouts/queue';
 import { RedisNotificationDedupeStore } from 'nestjs-payouts/redis';
@@ -22,6 +29,8 @@ const TIMEOUT_MS = 500;
 
 /** What the test changes between requests: the thresholds, and whether the token function fails. */
 const settings: { thresholds: PayoutsHealthThresholds; tokenFails: boolean } = { thresholds: {}, tokenFails: false };
+/** Probes of the patient readiness route that have reached the indicator. */
+let patientProbes = 0;
 
 @Controller('health')
 class HealthController {
@@ -42,6 +51,17 @@ class HealthController {
     return this.health.check([
       () => this.payouts.check('payouts', { account: 'europe' }),
       () => this.payouts.workers('payouts-workers', { account: 'europe' }),
+    ]);
+  }
+
+  /** Readiness with a time limit longer than any outage of the test. */
+  @Get('ready-patient')
+  @HealthCheck()
+  readyPatient() {
+    patientProbes += 1;
+    return this.health.check([
+      () => this.payouts.check('payouts', { timeoutMs: 60_000 }),
+      () => this.payouts.check('payouts-store', { account: 'store', timeoutMs: 60_000 }),
     ]);
   }
 
@@ -230,6 +250,73 @@ describeWithRedis('health checks for @nestjs/terminus, over HTTP', () => {
     );
     expect(back.body.info['payouts-store']['dedupe-store'].status).toBe('up');
     expect(back.body.info.payouts['payout-runs'].status).toBe('up');
+  });
+
+  it('sends one PING per part while Redis hangs, however many probes come, and answers them all', async () => {
+    await start();
+    expect((await get('/health/ready')).status).toBe(200);
+    // Counted at the seam: every PING a part sends goes through its health source.
+    const pings = new Map<PayoutsHealthComponent, number>();
+    for (const [component, account] of [
+      ['dedupe-store', 'store'],
+      ['notifications-queue', 'default'],
+      ['payout-runs', 'default'],
+    ] as const) {
+      const source = app!.get<string, PayoutsHealthSource>(getPayoutsHealthSourceToken(component, account));
+      const ping = source.ping.bind(source);
+      pings.set(component, 0);
+      source.ping = () => {
+        pings.set(component, pings.get(component)! + 1);
+        return ping();
+      };
+    }
+    // And on the wire: every command Redis runs, once it runs again.
+    const monitored: string[] = [];
+    const watcher = new Redis({ host: '127.0.0.1', port: redis.port, password: REDIS_PASSWORD });
+    const monitor = await watcher.monitor();
+    monitor.on('monitor', (_time: string, args: string[]) => monitored.push(args[0]!.toLowerCase()));
+    monitor.on('error', () => undefined);
+    patientProbes = 0;
+
+    process.kill(redis.pid!, 'SIGSTOP');
+    try {
+      const hung = await Promise.all(Array.from({ length: 20 }, () => get('/health/ready')));
+      for (const probe of hung) {
+        expect(probe.status).toBe(503);
+        expect(probe.body.details.payouts['payout-runs']).toEqual({
+          status: 'down',
+          problem: 'no reply from Redis within 500 ms',
+        });
+        expect(probe.body.details['payouts-store']['dedupe-store']).toEqual({
+          status: 'down',
+          problem: 'no reply from Redis within 500 ms',
+        });
+      }
+      const patient = Array.from({ length: 20 }, () => get('/health/ready-patient'));
+      await eventually(async () => (patientProbes === 20 ? true : undefined), 20_000, 'every probe is waiting');
+      expect(Object.fromEntries(pings)).toEqual({ 'dedupe-store': 1, 'notifications-queue': 1, 'payout-runs': 1 });
+
+      process.kill(redis.pid!, 'SIGCONT');
+      for (const probe of await Promise.all(patient)) {
+        expect(probe.status).toBe(200);
+        expect(probe.body.info.payouts['payout-runs'].status).toBe('up');
+        expect(probe.body.info['payouts-store']['dedupe-store'].status).toBe('up');
+      }
+      await eventually(
+        async () => (monitored.filter((command) => command === 'ping').length >= 3 ? true : undefined),
+        20_000,
+        'Redis runs the PINGs sent while it was stopped',
+      );
+      expect(monitored.filter((command) => command === 'ping')).toEqual(['ping', 'ping', 'ping']);
+      expect(Object.fromEntries(pings)).toEqual({ 'dedupe-store': 1, 'notifications-queue': 1, 'payout-runs': 1 });
+    } finally {
+      process.kill(redis.pid!, 'SIGCONT');
+      monitor.disconnect();
+      watcher.disconnect();
+    }
+    // The next probe, once the shared check has answered, starts a check of its own.
+    expect((await get('/health/ready')).status).toBe(200);
+    expect(Object.fromEntries(pings)).toEqual({ 'dedupe-store': 2, 'notifications-queue': 2, 'payout-runs': 2 });
   });
 
   it('is down with the counts when failed and parked payouts pass their thresholds', async () => {

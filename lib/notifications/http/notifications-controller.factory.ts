@@ -25,7 +25,8 @@ export function createNotificationsController(): Type<unknown> {
 /** Called once the options are resolved. With notifications off, or no route, the class gets no route at all. */
 export function bindNotificationsRoute(controller: Type<unknown>, config: NotificationsConfig | false): void {
   if (!config || !config.route) {
-    Controller()(controller);
+    // No path at all: Nest then maps and logs nothing for the class (`Controller()` would log it at `/`).
+    Controller([])(controller);
     return;
   }
   // Version-neutral, so that an app enabling versioning keeps the URL configured in the service's portal.

@@ -17,7 +17,9 @@ may have reached the provider without a reply (5xx, timeout, connection lost, wo
 sending) is parked, never sent again by itself, until someone checks with the provider and resolves it.
 
 Commands:
-  progress --run <id>                 The counts of a run per state
+  progress --run <id> [--watch]       The counts of a run per state; with --watch, follow the run
+                                      until it completes: a progress bar redrawn on a terminal, else
+                                      a line whenever the counts change (Ctrl-C stops, exit 130)
   unknown                             List the payouts whose outcome is unknown, oldest first
   resolve --request-id <id> --as sent|absent [--by <who>] [--note <text>]
                                       sent: the provider has it (the sent handlers run);
@@ -35,12 +37,14 @@ Options:
                           (default: the DATABASE_URL environment variable)
   --schema <name>         With --ledger postgres: the ledger's schema (default: nestjs_payouts)
   --limit <n>             unknown: how many to list at most (default: 100)
+  --interval-ms <n>       progress --watch: how often to read the counts (default: 1000)
   --timeout-ms <n>        How long to wait for Redis (default: 5000)
   -h, --help              Show this help
 
-Exit status: 0 on success, 1 when nothing is found: no such run, no payout of unknown outcome
-(unknown), or no such unknown payout to resolve; 2 for invalid options or when Redis (or the ledger's
-PostgreSQL) cannot be reached.`;
+Exit status: 0 on success (progress --watch: once the run has completed), 1 when nothing is found:
+no such run, no payout of unknown outcome (unknown), or no such unknown payout to resolve; 2 for
+invalid options or when Redis (or the ledger's PostgreSQL) cannot be reached; 130 when progress --watch
+is stopped with Ctrl-C.`;
 
 export type PayoutRunsInvocation = {
   readonly connection: RedisUrlConnection;
@@ -53,7 +57,13 @@ export type PayoutRunsInvocation = {
   /** Where the ledger is when it is not Redis. */
   readonly ledger: PostgresLedgerArgument | undefined;
 } & (
-  | { readonly action: 'progress'; readonly runId: string }
+  | {
+      readonly action: 'progress';
+      readonly runId: string;
+      /** Follow the run until it completes, reading its counts every `intervalMs`. */
+      readonly watch: boolean;
+      readonly intervalMs: number;
+    }
   | { readonly action: 'unknown' }
   | {
       readonly action: 'resolve';
@@ -80,6 +90,8 @@ export function parsePayoutRunsArguments(args: string[], env: NodeJS.ProcessEnv)
       note: { type: 'string' },
       limit: { type: 'string' },
       'timeout-ms': { type: 'string' },
+      watch: { type: 'boolean' },
+      'interval-ms': { type: 'string' },
       ledger: { type: 'string' },
       'database-url': { type: 'string' },
       schema: { type: 'string' },
@@ -115,7 +127,8 @@ export function parsePayoutRunsArguments(args: string[], env: NodeJS.ProcessEnv)
   };
   if (action === 'progress') {
     if (values.run === undefined) throw new InvalidArgument('progress takes --run <id>');
-    return { ...common, action, runId: values.run };
+    const intervalMs = wholeNumberArgument('--interval-ms', values['interval-ms'], 1000, 100);
+    return { ...common, action, runId: values.run, watch: values.watch === true, intervalMs };
   }
   if (action === 'unknown') return { ...common, action };
   if (values['request-id'] === undefined) throw new InvalidArgument('resolve takes --request-id <id>');

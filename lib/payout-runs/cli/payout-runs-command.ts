@@ -7,9 +7,12 @@ import { PAYOUT_STATES } from '../payout-state-store.js';
 import { PayoutRunsService } from '../payout-runs.service.js';
 import type { PostgresLedgerArgument } from './ledger-argument.js';
 import { parsePayoutRunsArguments, PAYOUT_RUNS_USAGE, type PayoutRunsInvocation } from './payout-runs-arguments.js';
+import { watchRun, type WatchTerminal } from './watch-run.js';
 
 export const EXIT_OK = 0;
 export const EXIT_NOT_FOUND = 1;
+/** `progress --watch` stopped with Ctrl-C, as a shell reports a command ended by SIGINT. */
+export const EXIT_INTERRUPTED = 130;
 
 /** Error messages are shown up to this length, on one line. */
 const SHOWN_CHARS = 200;
@@ -30,12 +33,13 @@ export type LedgerOpener = (
 
 /**
  * Runs `nestjs-payouts payout-runs …` and resolves with the process exit status; a bad command line throws
- * `InvalidArgument`.
+ * `InvalidArgument`. `terminal` is asked for only by `progress --watch`, which draws on it and stops on Ctrl-C.
  */
 export async function runPayoutRunsCommand(
   args: string[],
   output: CommandOutput,
   env: NodeJS.ProcessEnv,
+  terminal: () => WatchTerminal & { close(): void } = processTerminal,
   openLedger?: LedgerOpener,
 ): Promise<number> {
   const parsed = parsePayoutRunsArguments(args, env);
@@ -62,13 +66,15 @@ export async function runPayoutRunsCommand(
   const runs = new PayoutRunsService(config, parsed.account ?? 'default', SILENT);
   const errors: Error[] = [];
   runs.queue.on('error', (error) => errors.push(error));
+  const unreachable = () => new RedisUnreachable(errors[0]?.message ?? 'no reply');
   try {
-    return await withDeadline(
-      // The ledger's schema is checked first, as at an app's boot.
-      runs.onModuleInit().then(() => perform(runs, parsed, where, output)),
-      parsed.timeoutMs,
-      () => new RedisUnreachable(errors[0]?.message ?? 'no reply'),
-    );
+    // The ledger's schema is checked first, as at an app's boot.
+    await withDeadline(runs.onModuleInit(), parsed.timeoutMs, unreachable);
+    if (parsed.action === 'progress' && parsed.watch) {
+      const read = () => withDeadline(runs.progress(parsed.runId), parsed.timeoutMs, unreachable);
+      return await watch(parsed.runId, read, parsed.intervalMs, where, output, terminal);
+    }
+    return await withDeadline(perform(runs, parsed, where, output), parsed.timeoutMs, unreachable);
   } catch (error) {
     if (error instanceof PayoutsError) {
       output.err(`Error: ${printed(error.message)}`);
@@ -162,6 +168,48 @@ async function perform(
       return EXIT_NOT_FOUND;
     }
   }
+}
+
+/** `progress --watch`: follows the run until it completes, or until Ctrl-C. */
+async function watch(
+  runId: string,
+  read: Parameters<typeof watchRun>[1],
+  intervalMs: number,
+  where: string,
+  output: CommandOutput,
+  terminal: () => WatchTerminal & { close(): void },
+): Promise<number> {
+  const drawn = terminal();
+  try {
+    const end = await watchRun(runId, read, intervalMs, output, drawn);
+    if (end === 'not-found') {
+      output.err(`Error: no run ${printed(runId)} in ${where}.`);
+      return EXIT_NOT_FOUND;
+    }
+    return end === 'completed' ? EXIT_OK : EXIT_INTERRUPTED;
+  } finally {
+    drawn.close();
+  }
+}
+
+/** Back to the start of the line above (the one drawn last), and clear it. */
+const CLEAR_LAST_LINE = '\u001b[1F\u001b[2K';
+
+/** The process's standard output, and Ctrl-C as a signal: until `close()`, Ctrl-C stops the watch, not the process. */
+function processTerminal(): WatchTerminal & { close(): void } {
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once('SIGINT', stop);
+  return {
+    isTTY: process.stdout.isTTY === true,
+    get columns() {
+      return process.stdout.columns || 80;
+    },
+    interrupted: controller.signal,
+    // Straight to the stream the output writes its lines to, in order with them.
+    clearLastLine: () => process.stdout.write(CLEAR_LAST_LINE),
+    close: () => process.off('SIGINT', stop),
+  };
 }
 
 /** A value from outside, on one line of the terminal. */
