@@ -3,7 +3,8 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import type { ChildMessage, ReadyMessage, ReplyMessage } from './protocol.js';
 
-const READY_TIMEOUT_MS = 20_000;
+/** Generous: a Nest app booting on a loaded 2-CPU machine can take many seconds. */
+const READY_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 5_000;
 
 /** Every child not yet stopped, so an error or Ctrl-C stops each of them by its own PID. */

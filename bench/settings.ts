@@ -17,7 +17,7 @@ export const FULL_SETTINGS: BenchSettings = {
   durationSeconds: 8,
   rounds: 5,
   dedupeCheckpoints: [100_000, 1_000_000],
-  timeLimitSeconds: 1_800,
+  timeLimitSeconds: 3_600,
 };
 
 /** About a minute: the same tables from shorter runs. */
@@ -26,7 +26,7 @@ export const QUICK_SETTINGS: BenchSettings = {
   durationSeconds: 1,
   rounds: 2,
   dedupeCheckpoints: [100_000, 200_000],
-  timeLimitSeconds: 200,
+  timeLimitSeconds: 480,
 };
 
 export const ADAPTERS = ['express', 'fastify'] as const;

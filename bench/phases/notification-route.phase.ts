@@ -46,17 +46,33 @@ const duplicateBody = () => duplicate;
 const NEST_SERVERS = [
   { kind: 'validation', script: './servers/validation-pipe.server.js', validates: true },
   { kind: 'plain', script: './servers/plain-nest.server.js', validates: false },
+  { kind: 'floor', script: './servers/route-floor.server.js', validates: false },
   { kind: 'package', script: './servers/package.server.js', validates: true },
+  // A/A: a second server of the same build, measured in the same rounds, shows the bench's own noise.
+  { kind: 'package-twin', script: './servers/package.server.js', validates: true },
+  { kind: 'hand-memory', script: './servers/hand-written.server.js', validates: true, args: ['--mode=memory'] },
 ] as const;
+
+/** The anchors that need Redis: what a user would write by hand with the guarantees of the Redis store and queue mode. */
+const HAND_WRITTEN_REDIS_MODES = ['redis', 'queue'] as const;
 
 const SERVERS: ServerSpec[] = [
   { key: 'raw', script: './servers/raw-http.server.js', args: [], validates: false },
   ...ADAPTERS.flatMap((adapter) =>
-    NEST_SERVERS.map(({ kind, script, validates }) => ({
-      key: `${adapter}-${kind}`,
-      script,
-      args: [`--adapter=${adapter}`],
-      validates,
+    NEST_SERVERS.map((spec) => ({
+      key: `${adapter}-${spec.kind}`,
+      script: spec.script,
+      args: [`--adapter=${adapter}`, ...('args' in spec ? spec.args : [])],
+      validates: spec.validates,
+    })),
+  ),
+  ...ADAPTERS.flatMap((adapter) =>
+    HAND_WRITTEN_REDIS_MODES.map((mode) => ({
+      key: `${adapter}-hand-${mode}`,
+      script: './servers/hand-written.server.js',
+      args: [`--adapter=${adapter}`, `--mode=${mode}`],
+      validates: true,
+      redis: true,
     })),
   ),
   ...ADAPTERS.flatMap((adapter) =>
@@ -83,7 +99,9 @@ const SERVERS: ServerSpec[] = [
  * so that before and after are measured side by side.
  */
 const BASELINE_SERVER = baselineScript('servers/package.server.js');
-const PACKAGE_SERVERS = SERVERS.filter((spec) => spec.script === './servers/package.server.js');
+const PACKAGE_SERVERS = SERVERS.filter(
+  (spec) => spec.script === './servers/package.server.js' && !spec.key.endsWith('-twin'),
+);
 if (BASELINE_SERVER !== undefined) {
   SERVERS.push(...PACKAGE_SERVERS.map((spec) => ({ ...spec, key: `${spec.key}-before`, script: BASELINE_SERVER })));
 }
@@ -98,12 +116,24 @@ const SCENARIOS: Scenario[] = [
       body: uniqueBody,
     },
     { key: `${adapter}-plain`, label: `${adapter} 3 plain Nest route`, server: `${adapter}-plain`, body: uniqueBody },
+    {
+      key: `${adapter}-floor`,
+      label: `${adapter} 3h every hook of the route, no work`,
+      server: `${adapter}-floor`,
+      body: uniqueBody,
+    },
     { key: `${adapter}-package`, label: `${adapter} 4 nestjs-payouts`, server: `${adapter}-package`, body: uniqueBody },
     {
       key: `${adapter}-duplicate`,
       label: `${adapter} 4 nestjs-payouts, duplicates`,
       server: `${adapter}-package`,
       body: duplicateBody,
+    },
+    {
+      key: `${adapter}-hand-memory`,
+      label: `${adapter} 2m hand-written, in memory`,
+      server: `${adapter}-hand-memory`,
+      body: uniqueBody,
     },
     ...REDIS_CLIENTS.map((client) => ({
       key: `${adapter}-package-${client}`,
@@ -113,6 +143,13 @@ const SCENARIOS: Scenario[] = [
       redis: true,
     })),
     {
+      key: `${adapter}-hand-redis`,
+      label: `${adapter} 2r hand-written, Redis lease (ioredis)`,
+      server: `${adapter}-hand-redis`,
+      body: uniqueBody,
+      redis: true,
+    },
+    {
       key: `${adapter}-package-queue`,
       label: `${adapter} 4 nestjs-payouts, queue mode (stores)`,
       server: `${adapter}-package-queue`,
@@ -120,27 +157,55 @@ const SCENARIOS: Scenario[] = [
       redis: true,
       queue: true,
     },
+    {
+      key: `${adapter}-hand-queue`,
+      label: `${adapter} 2q hand-written, queue.add (stores)`,
+      server: `${adapter}-hand-queue`,
+      body: uniqueBody,
+      redis: true,
+      queue: true,
+    },
+    // Last of the adapter's runs, as far from the first server's as any pair compared: an honest measure of noise.
+    {
+      key: `${adapter}-package-aa`,
+      label: `${adapter} 4 nestjs-payouts again (A/A, a second server)`,
+      server: `${adapter}-package-twin`,
+      body: uniqueBody,
+    },
   ]),
 ];
 if (BASELINE_SERVER !== undefined) {
   SCENARIOS.push(
-    ...SCENARIOS.filter((scenario) => scenario.server.includes('-package') && scenario.body === uniqueBody).map(
-      (scenario) => ({
-        ...scenario,
-        key: `${scenario.key}-before`,
-        label: `${scenario.label} (before)`,
-        server: `${scenario.server}-before`,
-      }),
-    ),
+    ...SCENARIOS.filter(
+      (scenario) =>
+        scenario.server.includes('-package') && !scenario.server.endsWith('-twin') && scenario.body === uniqueBody,
+    ).map((scenario) => ({
+      ...scenario,
+      key: `${scenario.key}-before`,
+      label: `${scenario.label} (before)`,
+      server: `${scenario.server}-before`,
+    })),
   );
 }
 
+/**
+ * `--only=<key>` (repeatable) keeps only the scenarios named, for an A/B of a few routes in rounds short enough for a
+ * shared machine: `raw`, then `<adapter>-` and `plain`, `floor`, `validation`, `package`, `package-aa`, `duplicate`,
+ * `hand-memory`, `package-node-redis`, `package-ioredis`, `hand-redis`, `package-queue` or `hand-queue`, and with
+ * `--baseline` the package's with `-before` appended (`fastify-package-before`).
+ */
+const ONLY = process.argv.filter((arg) => arg.startsWith('--only=')).map((arg) => arg.slice('--only='.length));
+const chosen = (key: string) => ONLY.length === 0 || ONLY.includes(key);
+
+/** Servers booting at once before the rounds. */
+const SERVERS_STARTING_AT_ONCE = 3;
+
 /** Package route ÷ plain Nest route: the targets of the benchmark. */
-const PLAIN_ROUTE_TARGETS: Record<AdapterName, number> = { express: 0.97, fastify: 0.9 };
-/** Route with the Redis store ÷ route with the in-memory store. */
-const REDIS_STORE_TARGETS: Record<AdapterName, number> = { express: 0.85, fastify: 0.7 };
-/** Route in queue mode (a web instance: it only stores) ÷ route with the in-memory store. */
-const QUEUE_TARGET = 0.7;
+const PLAIN_ROUTE_TARGETS: Record<AdapterName, number> = { express: 0.97, fastify: 0.85 };
+/** Hand-written route's CPU per request ÷ the package's, and package ÷ hand-written throughput, in every mode. */
+const HAND_WRITTEN_TARGETS: Record<AdapterName, number> = { express: 1.4, fastify: 1.6 };
+/** The same, for the in-memory route on Fastify. */
+const HAND_WRITTEN_MEMORY_FASTIFY_TARGET = 2.2;
 
 interface Sample extends LoadResult {
   readonly rssBytes: number;
@@ -149,36 +214,55 @@ interface Sample extends LoadResult {
    * while the CPU a server spends on each request still compares two routes.
    */
   readonly cpuMicrosPerRequest: number;
+  /** Redis's own CPU time per reply, for the scenarios that use it (NaN for the others). */
+  readonly redisCpuMicrosPerRequest: number;
 }
 
-/** Items 1-4: the notification route against what a user would write, interleaved round by round. */
+/** Items 1 to 4aa: the notification route against what a user would write, interleaved round by round. */
 export async function measureNotificationRoute(settings: BenchSettings): Promise<{ failures: number }> {
+  const unknown = ONLY.find((key) => !SCENARIOS.some((scenario) => scenario.key === key));
+  if (unknown !== undefined) throw new Error(`--only=${unknown}: no route scenario has that key`);
   const servers = new Map<string, BenchChild>();
   // The Redis store's scenarios need a redis-server of the bench's own; without one they are left out, and said so.
   const redis = findRedisServer() ? await RedisServer.start() : undefined;
   if (!redis) console.log('\nRedis store and queue mode scenarios left out: redis-server is not on the PATH.');
-  const scenarios = SCENARIOS.filter((scenario) => redis || !scenario.redis);
+  const scenarios = SCENARIOS.filter((scenario) => (redis || !scenario.redis) && chosen(scenario.key));
+  const needed = new Set(scenarios.map((scenario) => scenario.server));
   try {
-    await Promise.all(
-      SERVERS.filter((spec) => redis || !spec.redis).map(async (spec) => {
+    // A few at a time: some 30 Nest apps booting at once on two busy CPUs would outlast the ready timeout.
+    const pending = SERVERS.filter((spec) => needed.has(spec.key));
+    const startNext = async (): Promise<void> => {
+      for (let spec = pending.shift(); spec !== undefined; spec = pending.shift()) {
         const args = redis && spec.redis ? [...spec.args, `--redis-url=${redis.url}`] : spec.args;
         const server = await BenchChild.start(spec.key, spec.script, args);
         servers.set(spec.key, server);
         await probe(spec, server.port);
-      }),
-    );
+      }
+    };
+    await Promise.all(Array.from({ length: SERVERS_STARTING_AT_ONCE }, startNext));
     const flush = redis ? new Redis(redis.port, '127.0.0.1') : undefined;
     /** The server's CPU time, read from outside it (`/proc`), or from the server itself where there is no /proc. */
     const cpuMicros = async (server: BenchChild) =>
       processCpuMicros(server.pid) ?? (await server.call<CpuSample>('cpu')).cpuMicros;
     const run = async (scenario: Scenario, seconds: number): Promise<Sample> => {
       const server = servers.get(scenario.server)!;
+      const redisPid = scenario.redis ? redis?.pid : undefined;
+      const redisBefore = redisPid === undefined ? undefined : processCpuMicros(redisPid);
       const before = await cpuMicros(server);
       const result = await postNotifications(server.port, seconds, scenario.body);
       const after = await cpuMicros(server);
+      const redisAfter = redisPid === undefined ? undefined : processCpuMicros(redisPid);
       const { rssBytes } = await server.call<MemorySample>('memory');
       if (scenario.queue) await flush!.flushdb();
-      return { ...result, rssBytes, cpuMicrosPerRequest: (after - before) / result.requests };
+      return {
+        ...result,
+        rssBytes,
+        cpuMicrosPerRequest: (after - before) / result.requests,
+        redisCpuMicrosPerRequest:
+          redisBefore === undefined || redisAfter === undefined
+            ? Number.NaN
+            : (redisAfter - redisBefore) / result.requests,
+      };
     };
 
     for (const scenario of scenarios) await run(scenario, settings.warmupSeconds);
@@ -219,13 +303,14 @@ function report(settings: BenchSettings, scenarios: readonly Scenario[], rounds:
   printTable(
     `Notification route: ${settings.rounds} rounds × ${settings.durationSeconds} s, ` +
       `${CONNECTIONS} connections (medians)`,
-    ['Scenario', 'server CPU µs/req', 'req/s', 'p50 ms', 'p99 ms', 'avg ms', 'RSS MiB', 'failed'],
+    ['Scenario', 'server CPU µs/req', 'Redis CPU µs/req', 'req/s', 'p50 ms', 'p99 ms', 'avg ms', 'RSS MiB', 'failed'],
     scenarios.map((scenario) => {
       const failed = rounds.reduce((sum, round) => sum + round.get(scenario.key)!.failures, 0);
       failures += failed;
       return [
         scenario.label,
         medianOf(scenario.key, (sample) => sample.cpuMicrosPerRequest),
+        medianOf(scenario.key, (sample) => sample.redisCpuMicrosPerRequest),
         medianOf(scenario.key, (sample) => sample.requestsPerSecond),
         medianOf(scenario.key, (sample) => sample.p50Ms),
         medianOf(scenario.key, (sample) => sample.p99Ms),
@@ -240,9 +325,17 @@ function report(settings: BenchSettings, scenarios: readonly Scenario[], rounds:
    * One ratio both ways, each the median of the per-round ratios with the lowest and highest round: by server CPU per
    * request (the baseline's CPU ÷ the scenario's, the throughput ratio of CPU-bound servers; it moves far less with
    * the machine's other load) and by req/s. A target is met by CPU when the median reaches it; by throughput, "yes"
-   * when the median does and "within spread" when only the best round does.
+   * when the median does and "within spread" when only the best round does. Undefined when either was not run
+   * (`--only`).
    */
-  const ratioRow = (adapter: string, label: string, key: string, baseline: string, target?: number): Cell[] => {
+  const ratioRow = (
+    adapter: string,
+    label: string,
+    key: string,
+    baseline: string,
+    target?: number,
+  ): Cell[] | undefined => {
+    if (!present.has(key) || !present.has(baseline)) return undefined;
     const byCpu = spreadOf(
       rounds.map((round) => round.get(baseline)!.cpuMicrosPerRequest / round.get(key)!.cpuMicrosPerRequest),
     );
@@ -261,15 +354,16 @@ function report(settings: BenchSettings, scenarios: readonly Scenario[], rounds:
       throughputMet,
     ];
   };
-  const ratioTable = (title: string, rows: Cell[][]) => {
-    if (rows.length === 0) return;
+  const ratioTable = (title: string, rows: (Cell[] | undefined)[]) => {
+    const run = rows.filter((row) => row !== undefined);
+    if (run.length === 0) return;
     printTable(
       `${title} (median of per-round ratios, lowest–highest round)`,
       ['Adapter', 'Ratio', 'by server CPU/req', 'by req/s', 'Target', 'Met by CPU', 'Met by req/s'],
-      rows,
+      run,
     );
   };
-  const when = (keys: readonly string[], row: () => Cell[]) => (keys.every((key) => present.has(key)) ? [row()] : []);
+  const when = <Row>(keys: readonly string[], row: () => Row) => (keys.every((key) => present.has(key)) ? [row()] : []);
 
   ratioTable(
     'Notification route ratios',
@@ -280,39 +374,81 @@ function report(settings: BenchSettings, scenarios: readonly Scenario[], rounds:
         ratioRow(adapter, '4/2 package ÷ ValidationPipe', pkg, `${adapter}-validation`),
         ratioRow(adapter, '4/1 package ÷ raw node:http', pkg, 'raw'),
         ratioRow(adapter, '4 duplicates ÷ 3 plain Nest', `${adapter}-duplicate`, `${adapter}-plain`),
+        ratioRow(adapter, '4 ÷ 3h every hook, no work', pkg, `${adapter}-floor`),
+        ratioRow(adapter, '3h every hook, no work ÷ 3 plain Nest', `${adapter}-floor`, `${adapter}-plain`),
+        ratioRow(adapter, '4 ÷ 4 again (A/A: noise, 1.00x ideally)', pkg, `${adapter}-package-aa`),
       ];
     }),
   );
+  /** The Redis scenarios of each adapter, package and hand-written, with the in-memory routes they add a step to. */
+  const steps = (adapter: string) => [
+    ...REDIS_CLIENTS.map((client) => ({
+      label: `Redis store (${client})`,
+      pkg: `${adapter}-package-${client}`,
+      hand: `${adapter}-hand-redis`,
+    })),
+    { label: 'queue mode', pkg: `${adapter}-package-queue`, hand: `${adapter}-hand-queue` },
+  ];
   ratioTable(
-    'Redis dedupe store ratios',
-    ADAPTERS.flatMap((adapter) =>
-      REDIS_CLIENTS.flatMap((client) =>
-        when([`${adapter}-package-${client}`], () =>
+    'Package ÷ hand-written with the same guarantees (above 1x the package costs less)',
+    ADAPTERS.flatMap((adapter) => [
+      ...when([`${adapter}-hand-memory`], () =>
+        ratioRow(
+          adapter,
+          '4 ÷ 2m in memory',
+          `${adapter}-package`,
+          `${adapter}-hand-memory`,
+          adapter === 'fastify' ? HAND_WRITTEN_MEMORY_FASTIFY_TARGET : HAND_WRITTEN_TARGETS[adapter],
+        ),
+      ),
+      ...steps(adapter).flatMap(({ label, pkg, hand }) =>
+        when([pkg, hand], () =>
           ratioRow(
             adapter,
-            `4 Redis store (${client}) ÷ 4 in-memory store`,
-            `${adapter}-package-${client}`,
-            `${adapter}-package`,
-            REDIS_STORE_TARGETS[adapter],
+            `4 ÷ 2${hand.endsWith('queue') ? 'q' : 'r'} ${label}`,
+            pkg,
+            hand,
+            HAND_WRITTEN_TARGETS[adapter],
           ),
         ),
       ),
+    ]),
+  );
+
+  /**
+   * What the store or queue step adds to the server's CPU per request over the same route in memory (per round, then
+   * the median and spread), the package's and the hand-written route's, and Redis's own CPU per notification. A ratio
+   * to the in-memory route would worsen whenever the in-memory route got cheaper; these figures do not.
+   */
+  const micros = (values: number[]) => {
+    const spread = spreadOf(values);
+    return Number.isFinite(spread.median)
+      ? `${spread.median.toFixed(1)} (${spread.min.toFixed(1)}–${spread.max.toFixed(1)})`
+      : '-';
+  };
+  const added = (key: string, base: string) =>
+    micros(rounds.map((round) => round.get(key)!.cpuMicrosPerRequest - round.get(base)!.cpuMicrosPerRequest));
+  const redisCpu = (key: string) => micros(rounds.map((round) => round.get(key)!.redisCpuMicrosPerRequest));
+  const stepRows = ADAPTERS.flatMap((adapter) =>
+    steps(adapter).flatMap(({ label, pkg, hand }) =>
+      when([pkg, hand, `${adapter}-hand-memory`], () => [
+        adapter,
+        label,
+        added(pkg, `${adapter}-package`),
+        added(hand, `${adapter}-hand-memory`),
+        redisCpu(pkg),
+        redisCpu(hand),
+      ]),
     ),
   );
-  ratioTable(
-    'Queue mode ratios',
-    ADAPTERS.flatMap((adapter) =>
-      when([`${adapter}-package-queue`], () =>
-        ratioRow(
-          adapter,
-          '4 queue mode ÷ 4 in-memory store',
-          `${adapter}-package-queue`,
-          `${adapter}-package`,
-          QUEUE_TARGET,
-        ),
-      ),
-    ),
-  );
+  if (stepRows.length > 0) {
+    printTable(
+      'What the store or queue step adds over the in-memory route: server CPU µs per request, and Redis’s own ' +
+        '(median of per-round figures, lowest–highest round)',
+      ['Adapter', 'Step', 'package adds', 'hand-written adds', 'Redis CPU, package', 'Redis CPU, hand-written'],
+      stepRows,
+    );
+  }
   ratioTable(
     'This build ÷ the baseline (--baseline)',
     scenarios

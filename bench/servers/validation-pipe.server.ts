@@ -1,87 +1,10 @@
 import 'reflect-metadata';
 import { Body, Controller, HttpCode, Module, Post, ValidationPipe } from '@nestjs/common';
-import { Type } from 'class-transformer';
-import {
-  IsEmail,
-  IsISO8601,
-  IsNotEmpty,
-  IsObject,
-  IsOptional,
-  IsString,
-  Matches,
-  ValidateIf,
-  ValidateNested,
-} from 'class-validator';
 import { NOTIFICATION_PATH } from '../notification-sample.js';
 import { serveNestApp } from './nest-server.js';
+import { NotificationDto } from './notification-dtos.js';
 
-/**
- * 2. What a user would write by hand: nested class-validator DTOs with the notification rules,
- * checked per request by ValidationPipe.
- */
-class CardDto {
-  @Matches(/^\d{4}$/)
-  lastFour!: string;
-
-  @Matches(/^(0[1-9]|1[0-2])$/)
-  expirationMonth!: string;
-
-  @Matches(/^\d{4}$/)
-  expirationYear!: string;
-}
-
-class ShopperDto {
-  @IsString()
-  @IsNotEmpty()
-  id!: string;
-
-  @IsOptional()
-  @IsString()
-  partner_shopper_id?: string;
-
-  @IsOptional()
-  @IsEmail()
-  email?: string;
-}
-
-class PaymentMethodDto {
-  @IsString()
-  @IsNotEmpty()
-  id!: string;
-
-  @IsString()
-  @IsNotEmpty()
-  type!: string;
-}
-
-/** Only an added card must carry its card details. */
-class AddedPaymentMethodDto extends PaymentMethodDto {
-  @ValidateIf((paymentMethod: PaymentMethodDto) => paymentMethod.type === 'card')
-  @IsObject()
-  @ValidateNested()
-  @Type(() => CardDto)
-  card?: CardDto;
-}
-
-class NotificationDto {
-  @IsString()
-  @IsNotEmpty()
-  eventType!: string;
-
-  @IsISO8601()
-  timestamp!: string;
-
-  @IsObject()
-  @ValidateNested()
-  @Type(() => ShopperDto)
-  shopper!: ShopperDto;
-
-  @IsObject()
-  @ValidateNested()
-  @Type((help) => (help?.object['eventType'] === 'PAYMENT_METHOD_ADDED' ? AddedPaymentMethodDto : PaymentMethodDto))
-  paymentMethod!: PaymentMethodDto;
-}
-
+/** 2. What a user would write by hand: the DTOs of `notification-dtos.ts`, checked per request by ValidationPipe. */
 @Controller(NOTIFICATION_PATH)
 class NotificationsController {
   @Post()

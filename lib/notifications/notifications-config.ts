@@ -4,6 +4,7 @@ import { isHttpHeaderName } from '../common/http-header-name.js';
 import { optionKeys, rejectUnknownKeys } from '../common/known-option-keys.js';
 import { RedactedSecret } from '../common/redacted-secret.js';
 import { wholeNumberOption } from '../common/whole-number-option.js';
+import { timerDelayOption } from '../common/timer-delay.js';
 import type { NotificationDedupeStore } from '../interfaces/notification-dedupe-store.interface.js';
 import type { NotificationDispatcherFactory } from '../interfaces/notification-dispatcher.interface.js';
 import type {
@@ -153,18 +154,8 @@ function resolvePath(path: unknown): string {
   return path;
 }
 
-/** Node's timers take at most 2^31 - 1 ms; a larger delay would fire at once. */
-const MAX_TIMER_MS = 2_147_483_647;
-
 function resolveHandlerTimeout(value: unknown): number {
-  const timeoutMs = wholeNumberOption('notifications.handlerTimeoutMs', value, 8_000, 1, 'milliseconds');
-  if (timeoutMs > MAX_TIMER_MS) {
-    throw new PayoutsConfigError(
-      'notifications.handlerTimeoutMs',
-      `at most ${MAX_TIMER_MS} milliseconds (about 24 days)`,
-    );
-  }
-  return timeoutMs;
+  return timerDelayOption('notifications.handlerTimeoutMs', value, 8_000, 1);
 }
 
 function resolveVerification(verification: unknown): NotificationVerificationConfig | 'none' {

@@ -15,7 +15,18 @@ export interface FastifyErrorLike {
   readonly code?: unknown;
 }
 
+type PreParsingHook = (request: FastifyRequestLike, reply: unknown, payload: BodyStreamLike, done: () => void) => void;
+type ErrorHook = (request: FastifyRequestLike, reply: unknown, error: FastifyErrorLike, done: () => void) => void;
+
+/** What an `onRoute` hook reads and sets of a route being registered. */
+interface FastifyRouteOptionsLike {
+  readonly config?: unknown;
+  preParsing?: PreParsingHook | PreParsingHook[];
+  onError?: ErrorHook | ErrorHook[];
+}
+
 interface FastifyInstanceLike {
+  addHook(name: 'onRoute', hook: (routeOptions: FastifyRouteOptionsLike) => void): unknown;
   addHook(
     name: 'preParsing',
     hook: (request: FastifyRequestLike, reply: unknown, payload: BodyStreamLike, done: () => void) => void,
@@ -26,9 +37,51 @@ interface FastifyInstanceLike {
   ): unknown;
 }
 
+/** What the route does in Fastify's `preParsing` and `onError` stages (see `onFastifyPreParsing`, `onFastifyError`). */
+export interface FastifyRouteHooks {
+  answeredBeforeParsing(request: FastifyRequestLike, reply: unknown, payload: BodyStreamLike): boolean;
+  failed(request: FastifyRequestLike, error: FastifyErrorLike): void;
+}
+
+/**
+ * Gives the hooks to the route whose `config` `isOwnRoute` recognises, and to no other, as Fastify registers it: no
+ * other route of the app runs them, and the route's own requests skip the check of which route they are for (Fastify
+ * builds a new `routeOptions` object on every read). Only routes registered after this call are seen: Nest registers
+ * them once every provider is built, when the app initialises. Returns whether the route was seen, to be asked once
+ * the routes are registered.
+ */
+export function onFastifyRoute(
+  instance: unknown,
+  isOwnRoute: (config: unknown) => boolean,
+  hooks: FastifyRouteHooks,
+): () => boolean {
+  let seen = false;
+  const preParsing: PreParsingHook = (request, reply, payload, done) => {
+    if (!hooks.answeredBeforeParsing(request, reply, payload)) done();
+  };
+  const onError: ErrorHook = (request, _reply, error, done) => {
+    hooks.failed(request, error);
+    done();
+  };
+  (instance as FastifyInstanceLike).addHook('onRoute', (routeOptions) => {
+    if (!isOwnRoute(routeOptions.config)) return;
+    seen = true;
+    // After any hooks of the route's own, as the app's global hooks run before a route's.
+    routeOptions.preParsing = [...asList(routeOptions.preParsing), preParsing];
+    routeOptions.onError = [...asList(routeOptions.onError), onError];
+  });
+  return () => seen;
+}
+
+function asList<T>(hooks: T | T[] | undefined): T[] {
+  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
+}
+
 /*
- * Hooks added to the root instance before it is ready apply to every route, those registered earlier included; each
- * callback first checks that the request is for the notification route.
+ * Where the route was registered before `onFastifyRoute` could be called (an app built from a testing module, whose
+ * providers are built before it has an HTTP adapter), the hooks are added to the root instance instead: hooks added
+ * before it is ready apply to every route, those registered earlier included; each callback then first checks that
+ * the request is for the notification route.
  */
 
 /**

@@ -30,7 +30,7 @@ import {
   type ExpressRequestLike,
   onExpressError,
 } from './express-hooks.js';
-import { type FastifyRequestLike, onFastifyError, onFastifyPreParsing } from './fastify-hooks.js';
+import { type FastifyRequestLike, onFastifyError, onFastifyPreParsing, onFastifyRoute } from './fastify-hooks.js';
 import { expressRefusal, fastifyRefusal } from './framework-refusal.js';
 import { printable } from '../../common/printable.js';
 import type { NotificationHttpRequest } from './notification-http-request.interface.js';
@@ -87,6 +87,8 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
   private verify: NotificationVerifier | undefined;
   private writeReply!: NotificationReplyWriter;
   private bodyLimitBytes = 0;
+  /** On Fastify, whether the route got its own hooks as it was registered (see `onFastifyRoute`). */
+  private readonly routeHooked: () => boolean = () => false;
 
   constructor(
     @Inject(NOTIFICATIONS_CONFIG) private readonly config: NotificationsConfig | false,
@@ -95,7 +97,20 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
     @Inject(HttpAdapterHost) private readonly adapterHost: HttpAdapterHost,
     @Inject(PAYOUTS_ACCOUNT) private readonly account: string,
     @Inject(PAYOUTS_REGISTRATIONS) private readonly registrations: PayoutsRegistrations,
-  ) {}
+  ) {
+    // Before Nest registers the routes, which comes after the providers are built, so the hooks go on the route only.
+    const adapter = adapterHost.httpAdapter as typeof adapterHost.httpAdapter | undefined;
+    if (config && config.route && adapter?.getType() === 'fastify') {
+      this.routeHooked = onFastifyRoute(
+        adapter.getInstance(),
+        (routeConfig) => isNotificationsRoute(routeConfig, config),
+        {
+          answeredBeforeParsing: (request, reply, payload) => this.answeredBeforeParsing(request, reply, payload),
+          failed: (request, error) => this.frameworkRefused(request, fastifyRefusal(error)),
+        },
+      );
+    }
+  }
 
   onModuleInit(): void {
     const config = this.config;
@@ -113,9 +128,13 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
     this.writeReply = createNotificationReplyWriter(adapter?.getType());
     this.bodyLimitBytes = config.bodyLimitBytes;
     const type = adapter?.getType();
-    if (type === 'fastify') {
+    if (type === 'fastify' && !this.routeHooked()) {
       const instance: unknown = adapter.getInstance();
-      onFastifyPreParsing(instance, (request, reply, payload) => this.answeredBeforeParsing(request, reply, payload));
+      onFastifyPreParsing(
+        instance,
+        (request, reply, payload) =>
+          this.isOwnFastifyRoute(request) && this.answeredBeforeParsing(request, reply, payload),
+      );
       onFastifyError(instance, (request, error) => {
         if (this.isOwnFastifyRoute(request)) this.frameworkRefused(request, fastifyRefusal(error));
       });
@@ -159,11 +178,11 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Fastify: refuses by the headers and the declared size before the parser reads the body of this route; otherwise
-   * watches the bytes as the parser reads them, to count a chunked body and to see bytes that are not UTF-8.
+   * Fastify, for a request of this route: refuses by the headers and the declared size before the parser reads the
+   * body; otherwise watches the bytes as the parser reads them, to count a chunked body and to see bytes that are not
+   * UTF-8.
    */
   private answeredBeforeParsing(request: FastifyRequestLike, reply: unknown, payload: BodyStreamLike): boolean {
-    if (!this.isOwnFastifyRoute(request)) return false;
     const { headers } = request;
     const refusal = refusalByHeaders(headers) ?? refusalBySize(headers, undefined, this.bodyLimitBytes);
     if (refusal === undefined) {
