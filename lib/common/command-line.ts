@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { printable } from './printable.js';
+import { editDistance } from './edit-distance.js';
 
 /** A bad command line, found by a command's own checks: printed as `Error: <message>`, exit status 2. */
 export class InvalidArgument extends Error {}
@@ -104,20 +105,9 @@ function readAction(first: { index: number; value: string } | undefined, actions
 
 /** The one known word within two edits of `given`, for a "did you mean"; `undefined` when none is, or several. */
 export function closestWord(given: string, known: readonly string[]): string | undefined {
-  const close = known.filter((word) => editDistance(given.toLowerCase(), word) <= 2);
+  // Only "close or not" matters: lengths more than two apart, or a long input (a pasted secret?), are never close.
+  const typed = given.toLowerCase();
+  if (typed.length > 64) return undefined;
+  const close = known.filter((word) => Math.abs(typed.length - word.length) <= 2 && editDistance(typed, word) <= 2);
   return close.length === 1 ? close[0] : undefined;
-}
-
-/** Levenshtein distance, given up past 3 (only "close or not" matters); long inputs are never close. */
-function editDistance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 2 || a.length > 64) return 3;
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }

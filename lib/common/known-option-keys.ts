@@ -1,4 +1,5 @@
 import { PayoutsConfigError } from '../errors/payouts-config.error.js';
+import { editDistance } from './edit-distance.js';
 
 /**
  * Fails on every option name nobody reads, in one error, naming the closest known one for each: a typo such as
@@ -69,19 +70,6 @@ function closestName(name: string, known: readonly string[]): string | undefined
     }
   }
   return best;
-}
-
-/** Levenshtein distance, one row at a time; option names are short. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }
 
 /**
