@@ -4,6 +4,7 @@ import { stopAllChildren } from './child-processes.js';
 import { measureColdStart } from './phases/cold-start.phase.js';
 import { measureDedupeMemory } from './phases/dedupe-memory.phase.js';
 import { measureNotificationRoute } from './phases/notification-route.phase.js';
+import { measurePayoutLedger } from './phases/payout-ledger.phase.js';
 import { measurePayoutRuns } from './phases/payout-runs.phase.js';
 import { measurePayoutsClient } from './phases/payouts-client.phase.js';
 import { measureQueueAdd } from './phases/queue-add.phase.js';
@@ -36,6 +37,7 @@ const PHASES = [
   'queue-delay',
   'payouts',
   'payout-runs',
+  'payout-ledger',
   'telemetry',
   'dedupe',
   'redis-memory',
@@ -95,6 +97,7 @@ try {
   if (runs('queue-delay')) await measureQueueDelay(SETTINGS);
   if (runs('payouts')) await measurePayoutsClient(SETTINGS);
   if (runs('payout-runs')) await measurePayoutRuns(SETTINGS);
+  if (runs('payout-ledger')) await measurePayoutLedger(SETTINGS);
   const telemetry = runs('telemetry') ? await measureTelemetry(SETTINGS) : { failures: 0 };
   if (runs('dedupe')) await measureDedupeMemory(SETTINGS.dedupeCheckpoints);
   if (runs('redis-memory')) await measureRedisMemory(SETTINGS.dedupeCheckpoints);

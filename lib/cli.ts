@@ -19,6 +19,7 @@ Commands:
   mock-api    Run a mock of the payouts API for your app to call (POST /payouts, GET /payouts/<id>)
   queue       List and replay the notifications queue mode could not handle (needs bullmq)
   payout-runs Follow payout runs and resolve the payouts of unknown outcome (needs bullmq)
+  postgres    Create or upgrade the payout ledger's tables in PostgreSQL (needs pg)
 
 Run "nestjs-payouts <command> --help" for its options.`;
 
@@ -27,6 +28,7 @@ const COMMANDS: Record<string, (args: string[], output: CommandOutput) => Promis
   'mock-api': (args, output) => runMockApiCommand(args, output, process.env),
   queue: runQueueCommand,
   'payout-runs': runPayoutRunsCommand,
+  postgres: runPostgresCommand,
 };
 
 /** Loaded only when asked for, so that `simulate` works without bullmq installed. */
@@ -54,7 +56,16 @@ async function runPayoutRunsCommand(args: string[], output: CommandOutput): Prom
     output.err(`Error: ${error.message}`);
     return EXIT_USAGE;
   }
-  return command.runPayoutRunsCommand(args, output, process.env);
+  // `--ledger postgres` loads the PostgreSQL ledger, and pg with it, only when given.
+  const openLedger: import('./payout-runs/cli/payout-runs-command.js').LedgerOpener = async (ledger, timeoutMs) =>
+    (await import('./postgres/cli/postgres-ledger-opener.js')).openPostgresLedger(ledger, timeoutMs);
+  return command.runPayoutRunsCommand(args, output, process.env, undefined, openLedger);
+}
+
+/** Loaded only when asked for; it names what to install when pg is missing. */
+async function runPostgresCommand(args: string[], output: CommandOutput): Promise<number> {
+  const command = await import('./postgres/cli/postgres-command.js');
+  return command.runPostgresCommand(args, output, process.env);
 }
 
 /** A word that is not a command is never shown: it may be a secret given where an option's name was forgotten. */

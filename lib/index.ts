@@ -145,3 +145,26 @@ export {
 } from './errors/payout-run-enqueue.error.js';
 export { NotificationHandlersError } from './errors/notification-handlers.error.js';
 export { PayoutRequestConflictError } from './errors/payout-request-conflict.error.js';
+export { PayoutLedgerUnavailableError, type PayoutLedgerWritten } from './errors/payout-ledger-unavailable.error.js';
+export { PayoutLedgerSchemaError } from './errors/payout-ledger-schema.error.js';
+
+// The payout ledger seam (payout runs' Redis store, nestjs-payouts/postgres)
+export type {
+  PayoutCountedState,
+  PayoutLedger,
+  PayoutLedgerBegin,
+  PayoutLedgerClaim,
+  PayoutLedgerCounts,
+  PayoutLedgerFactory,
+  PayoutLedgerRecord,
+  PayoutLedgerState,
+  PayoutLedgerUnsettled,
+} from './interfaces/payout-ledger.interface.js';
+export type {
+  PayoutLedgerOutbox,
+  PayoutLedgerTransaction,
+  PayoutPendingItem,
+  PayoutPendingRow,
+  PayoutPendingSubscription,
+  PayoutPendingWrite,
+} from './interfaces/payout-outbox.interface.js';

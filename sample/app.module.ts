@@ -2,7 +2,9 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { PayoutsModule } from 'nestjs-payouts';
 import { PayoutRunsModule } from 'nestjs-payouts/payout-runs';
+import { payoutLedgerPostgres } from 'nestjs-payouts/postgres';
 import { payoutsQueue } from 'nestjs-payouts/queue';
+import type { Pool } from 'pg';
 import { PaymentMethodsListener } from './payment-methods.listener.js';
 import { SavedCardsStore } from './saved-cards.store.js';
 import { SellerPayoutRun } from './seller-payout-run.js';
@@ -39,8 +41,11 @@ import { WalletPayoutsService } from './wallet-payouts.service.js';
   providers: [SavedCardsStore, PaymentMethodsListener, WalletPayoutsService],
 })
 export class AppModule {
-  /** The app with payout runs on the Redis at `redisUrl`. */
-  static withPayoutRuns(redisUrl: string): DynamicModule {
+  /**
+   * The app with payout runs on the Redis at `redisUrl`; with `pool`, their ledger in that PostgreSQL database, which
+   * lets the app enqueue payouts inside its own transactions.
+   */
+  static withPayoutRuns(redisUrl: string, pool?: Pool): DynamicModule {
     const { hostname, port } = new URL(redisUrl);
     return {
       module: AppModule,
@@ -49,6 +54,8 @@ export class AppModule {
           connection: { host: hostname, port: Number(port || 6379) },
           // What the provider allows; the mock allows anything, a real one says so in its documentation.
           rateLimit: { max: 100, durationMs: 1000 },
+          // The sample creates the ledger's tables at boot; in production, run npx nestjs-payouts postgres migrate.
+          ...(pool && { ledger: payoutLedgerPostgres({ pool, migrate: true }) }),
         }),
       ],
       providers: [SellerPayoutRun],

@@ -14,6 +14,7 @@ import {
   type SimulatedNotification,
 } from 'nestjs-payouts/testing';
 import { AppModule } from './app.module.js';
+import { findPostgresBin, type SamplePostgres, startSamplePostgres } from './sample-postgres.js';
 import { findRedisServer, type SampleRedis, startSampleRedis } from './sample-redis.js';
 import { SampleLogger } from './sample-logger.js';
 import { SavedCardsStore } from './saved-cards.store.js';
@@ -23,6 +24,7 @@ import { WalletPayoutsService } from './wallet-payouts.service.js';
 /** The sender's 5-minute interval, shortened so that a failing step fails in seconds. */
 const DEMO_INTERVAL_MS = 200;
 const REDIS_INSTALL = 'on Debian: apt-get install redis-server';
+const POSTGRES_INSTALL = 'on Debian: apt-get install postgresql';
 const CREDENTIAL_VARIABLES = ['PAYOUTS_BASE_URL', 'PAYOUTS_API_KEY', 'PAYOUTS_ACCESS_TOKEN'] as const;
 
 class StepFailure extends Error {}
@@ -83,6 +85,11 @@ async function main(): Promise<void> {
     values.queue || skipRun === undefined
       ? await step(values.queue ? 'Redis for queue mode' : 'Redis for a payout run', () => startRedis(values.queue!))
       : undefined;
+  // With PostgreSQL too, the run pays through the outbox: each payout written in the app's own transaction.
+  const postgresBin = skipRun === undefined ? findPostgresBin() : undefined;
+  const postgres = postgresBin
+    ? await step('PostgreSQL for the payout ledger', () => startPostgres(postgresBin))
+    : undefined;
   const mock = await step('Payouts API', async () => {
     if (missing.length === 0) {
       print(`   Using ${process.env.PAYOUTS_BASE_URL} with the credentials from the environment.`);
@@ -101,7 +108,7 @@ async function main(): Promise<void> {
 
   const app = await step('Start the Nest app', async () => {
     const httpAdapter = adapter === 'fastify' ? new FastifyAdapter() : new ExpressAdapter();
-    const module = redis ? AppModule.withPayoutRuns(redis.url) : AppModule;
+    const module = redis ? AppModule.withPayoutRuns(redis.url, postgres?.pool) : AppModule;
     const nest = await NestFactory.create(module, httpAdapter, { logger: new SampleLogger(values.serve) });
     nest.enableShutdownHooks();
     // The notification route sits under the global prefix, like every route of the app.
@@ -129,9 +136,10 @@ async function main(): Promise<void> {
     await app.close();
     await mock?.close();
     await redis?.close();
+    await postgres?.close();
   };
   try {
-    await runSteps(app, route, secret, mock, { queued: values.queue!, skipRun });
+    await runSteps(app, route, secret, mock, { queued: values.queue!, skipRun, postgres });
   } catch (error) {
     await stop();
     throw error;
@@ -149,8 +157,13 @@ async function main(): Promise<void> {
   print(`Try: npx nestjs-payouts simulate --url "${route}?token=<secret>" --event added`);
   print('Press Ctrl+C to stop.');
   // The app closes itself on the signal (enableShutdownHooks); the mock API is the sample's to close.
-  process.once('SIGINT', () => void mock?.close().then(() => redis?.close()));
-  process.once('SIGTERM', () => void mock?.close().then(() => redis?.close()));
+  const closeServers = () =>
+    void mock
+      ?.close()
+      .then(() => redis?.close())
+      .then(() => postgres?.close());
+  process.once('SIGINT', closeServers);
+  process.once('SIGTERM', closeServers);
 }
 
 /** Queue mode and payout runs need a Redis: the sample starts one of its own, which keeps nothing once stopped. */
@@ -171,6 +184,18 @@ async function startRedis(queueMode: boolean): Promise<SampleRedis> {
   return redis;
 }
 
+/** The payout ledger's database: a cluster of the sample's own, with the table of the sample's own business rows. */
+async function startPostgres(bin: string): Promise<SamplePostgres> {
+  const postgres = await startSamplePostgres(bin);
+  await postgres.pool.query(
+    'CREATE TABLE seller_payouts (request_id text PRIMARY KEY, seller text NOT NULL, amount numeric NOT NULL)',
+  );
+  print(
+    `   PostgreSQL in ${postgres.dir}, on a Unix socket only: the payout ledger, and the app's table seller_payouts.`,
+  );
+  return postgres;
+}
+
 /** In queue mode the acknowledgement means "stored": the handler runs on the worker a moment later. */
 async function handled(condition: () => boolean, queued: boolean): Promise<boolean> {
   const deadline = Date.now() + (queued ? 10_000 : 0);
@@ -187,7 +212,7 @@ async function runSteps(
   route: string,
   secret: string,
   mock: MockPayoutsApi | undefined,
-  { queued, skipRun }: { queued: boolean; skipRun: string | undefined },
+  { queued, skipRun, postgres }: { queued: boolean; skipRun: string | undefined; postgres: SamplePostgres | undefined },
 ) {
   const savedCards = app.get(SavedCardsStore);
 
@@ -207,8 +232,13 @@ async function runSteps(
     }
   });
 
-  if (skipRun === undefined) {
+  if (skipRun === undefined && postgres) {
+    await step("Pay 50 sellers through the outbox, inside the app's own transaction (nestjs-payouts/postgres)", () =>
+      paySellersInTransactions(app, mock, postgres.pool),
+    );
+  } else if (skipRun === undefined) {
     await step('Pay 50 sellers in one payout run (nestjs-payouts/payout-runs)', () => paySellers(app, mock));
+    print(`\nSkipped: paying through the outbox, as PostgreSQL is not installed (${POSTGRES_INSTALL}).`);
   } else {
     print(`\nSkipped: paying 50 sellers in one payout run, as ${skipRun}.`);
   }
@@ -265,6 +295,68 @@ async function paySellers(app: INestApplication, mock: MockPayoutsApi | undefine
     const sent = mock.calls.length - before;
     check(sent === 50, `the mock API received ${sent} payouts of the run, expected 50`);
     print('   The mock API received each payout once.');
+  }
+}
+
+/**
+ * Two transactions of the app, each writing its business rows and their payouts: one for a seller whose payout is
+ * cancelled (rolled back), then the 50 sellers of the month (committed). The relay queues the committed payouts; the
+ * rolled-back one never existed, and is not paid.
+ */
+async function paySellersInTransactions(
+  app: INestApplication,
+  mock: MockPayoutsApi | undefined,
+  pool: SamplePostgres['pool'],
+): Promise<void> {
+  const run = app.get(SellerPayoutRun);
+  const runId = 'sellers-2030-05';
+  const before = mock?.calls.length ?? 0;
+  const payouts = run.payouts(runId, 51);
+  const cancelled = payouts[50]!.request_id;
+  const inTransaction = async (batch: typeof payouts, outcome: 'COMMIT' | 'ROLLBACK') => {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      for (const payout of batch) {
+        await client.query('INSERT INTO seller_payouts (request_id, seller, amount) VALUES ($1, $2, $3)', [
+          payout.request_id,
+          payout.payout_method.beneficiary.name,
+          payout.amount.value,
+        ]);
+      }
+      const { pending } = await run.payInTransaction(runId, batch, client);
+      await client.query(outcome);
+      return pending;
+    } finally {
+      client.release();
+    }
+  };
+  const pending =
+    (await inTransaction(payouts.slice(50), 'ROLLBACK')) + (await inTransaction(payouts.slice(0, 50), 'COMMIT'));
+  check(pending === 51, `${pending} of 51 payouts were written as pending`);
+  print(
+    `   A transaction wrote ${cancelled} and its seller_payouts row, then rolled back; another wrote the 50 ` +
+      'sellers of the month and their rows, as pending payouts, and committed.',
+  );
+  const deadline = Date.now() + 20_000;
+  while (run.summary === undefined || run.paid.size < 50) {
+    if (Date.now() >= deadline) throw new Error(`only ${run.paid.size} of 50 payouts were sent within 20 s`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  print('   The relay queued each committed payout once its transaction committed; the sent handler saw all 50.');
+  const { rows } = await pool.query<{ state: string; n: number }>(
+    'SELECT state, count(*)::integer AS n FROM nestjs_payouts.payouts WHERE run_id = $1 GROUP BY state',
+    [runId],
+  );
+  check(rows.length === 1 && rows[0]!.state === 'sent' && rows[0]!.n === 50, 'the ledger does not say 50 sent');
+  check(!run.paid.has(cancelled), `${cancelled} was paid, though its transaction rolled back`);
+  print(`   Not paid: ${cancelled}, whose transaction rolled back: its payout never existed.`);
+  print('   The ledger (nestjs_payouts.payouts) holds the 50, each sent.');
+  if (mock) {
+    const sent = mock.calls.length - before;
+    check(sent === 50, `the mock API received ${sent} payouts of the run, expected 50`);
+    check(mock.callsFor(cancelled).length === 0, `the mock API received ${cancelled}`);
+    print('   The mock API received each committed payout once, and never the rolled-back one.');
   }
 }
 

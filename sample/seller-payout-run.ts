@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { CreatePayoutRequest } from 'nestjs-payouts';
+import type { CreatePayoutRequest, PayoutLedgerTransaction } from 'nestjs-payouts';
 import {
   InjectPayoutRuns,
   OnPayoutOutcomeUnknown,
@@ -23,7 +23,24 @@ export class SellerPayoutRun {
   constructor(@InjectPayoutRuns() private readonly runs: PayoutRunsService) {}
 
   payAll(runId: string, sellers: number): Promise<PayoutEnqueueResult> {
-    const payouts: CreatePayoutRequest[] = Array.from({ length: sellers }, (_, index) => ({
+    return this.runs.enqueue(this.payouts(runId, sellers), { runId });
+  }
+
+  /**
+   * With the PostgreSQL ledger: the payouts written in the transaction `db` of the caller (a `pg` client after
+   * `BEGIN`), as pending; queued once that transaction commits, never if it rolls back.
+   */
+  payInTransaction(
+    runId: string,
+    payouts: CreatePayoutRequest[],
+    db: PayoutLedgerTransaction,
+  ): Promise<PayoutEnqueueResult> {
+    return this.runs.enqueue(payouts, { runId, db });
+  }
+
+  /** Every seller's earnings for the run, one request_id per seller and month. */
+  payouts(runId: string, sellers: number): CreatePayoutRequest[] {
+    return Array.from({ length: sellers }, (_, index) => ({
       payout_method: {
         type: 'wallet',
         payment_method: 'mpesa',
@@ -39,7 +56,6 @@ export class SellerPayoutRun {
       // One request_id per seller and month: enqueueing the run again never pays a seller twice.
       request_id: `${runId}-seller-${index + 1}`,
     }));
-    return this.runs.enqueue(payouts, { runId });
   }
 
   @OnPayoutSent()

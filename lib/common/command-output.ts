@@ -69,11 +69,11 @@ const MIN_SECRET_LENGTH = 4;
 /**
  * Hides in a line what may be secret on a command line: every argument that is not an option's name (and every
  * option's `=value`), the user name, password and query values of any of them that is a URL, and the credentials
- * the commands read from the environment (`REDIS_URL`, `PAYOUTS_API_KEY`, `PAYOUTS_ACCESS_TOKEN`).
+ * the commands read from the environment (`REDIS_URL`, `DATABASE_URL`, `PAYOUTS_API_KEY`, `PAYOUTS_ACCESS_TOKEN`).
  */
 export function commandLineSecretsHidden(args: readonly string[], env: NodeJS.ProcessEnv): (line: string) => string {
   const values = args.map((arg) => (arg.startsWith('-') ? /^--?[^=]+=(.*)$/s.exec(arg)?.[1] : arg));
-  values.push(env.REDIS_URL, env.PAYOUTS_API_KEY, env.PAYOUTS_ACCESS_TOKEN);
+  values.push(env.REDIS_URL, env.DATABASE_URL, env.PAYOUTS_API_KEY, env.PAYOUTS_ACCESS_TOKEN);
   const secrets = new Set<string>();
   for (const value of values) {
     if (value === undefined) continue;

@@ -1,5 +1,5 @@
-/** The parts of the package that hold a Redis connection, as the health checks name them. */
-export type PayoutsHealthComponent = 'dedupe-store' | 'notifications-queue' | 'payout-runs';
+/** The parts of the package that hold a connection (Redis, or the payout ledger's database), as health checks name them. */
+export type PayoutsHealthComponent = 'dedupe-store' | 'notifications-queue' | 'payout-runs' | 'payout-ledger';
 
 /** What a queue reports to a health check: its figures, never a connection detail. */
 export interface PayoutsQueueFigures {

@@ -5,12 +5,18 @@ export type { PayoutReconcileCounts } from './payout-reconciler.js';
 export {
   PayoutRunsService,
   type PayoutEnqueueItem,
+  type PayoutEnqueueOptions,
   type PayoutEnqueueResult,
   type PayoutResolveOutcome,
   type PayoutRunProgress,
   type UnknownPayout,
 } from './payout-runs.service.js';
-export { getPayoutRunsQueueToken, getPayoutRunsToken, InjectPayoutRuns } from './payout-runs.tokens.js';
+export {
+  getPayoutLedgerToken,
+  getPayoutRunsQueueToken,
+  getPayoutRunsToken,
+  InjectPayoutRuns,
+} from './payout-runs.tokens.js';
 export { payoutRunsQueueName } from './payout-runs-queue-name.js';
 export { payoutJobId, type PayoutJobData } from './payout-job.js';
 export {

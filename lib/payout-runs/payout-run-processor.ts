@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { stackOf } from '../common/error-stack.js';
 import { printable } from '../common/printable.js';
 import { EMPTY_CARRIER, NOOP_PAYOUT_RUN_JOB_TRACE } from '../common/noop-instrumentation.js';
-import type { PayoutRunJobOutcome, PayoutsInstrumentation, PayoutsService } from '../index.js';
+import {
+  type PayoutLedger,
+  PayoutLedgerUnavailableError,
+  type PayoutRunJobOutcome,
+  type PayoutsInstrumentation,
+  type PayoutsService,
+} from '../index.js';
 import { bullmq } from './bullmq-runtime.js';
 import { INTERRUPTED, type PayoutAttemptVerdict, verdictOf } from './payout-attempt-verdict.js';
 import { type PayoutJobData, readPayoutJobData } from './payout-job.js';
@@ -16,7 +22,7 @@ import type {
   PayoutRunSummary,
 } from './payout-run-results.js';
 import type { PayoutRunsConfig } from './payout-runs-options.js';
-import type { PayoutRecord, PayoutStateStore } from './payout-state-store.js';
+import type { PayoutRecord } from './payout-state-store.js';
 import type { PackageLogger } from '../common/package-logger.js';
 
 /** The part of a BullMQ job that the processor reads. */
@@ -33,6 +39,8 @@ export type PayoutJobResult = PayoutRunOutcome | 'missing' | 'lost';
 /** The longest pause a `Retry-After` may ask of the account's queue, and the shortest (`Retry-After: 0`). */
 const MAX_PAUSE_MS = 10 * 60_000;
 const MIN_PAUSE_MS = 100;
+/** The wait between two tries to record an outcome while the ledger cannot be reached. */
+const SETTLE_RETRY_MS = 1000;
 
 /** What is stored as a payout's outcome. */
 interface StoredOutcome {
@@ -43,7 +51,12 @@ interface StoredOutcome {
 export interface PayoutRunProcessorDeps {
   readonly account: string;
   readonly config: PayoutRunsConfig;
-  readonly store: PayoutStateStore;
+  readonly store: PayoutLedger;
+  /**
+   * Pauses the account's queue on every worker for `ms` at least, never shortening a longer pause: resolves with the
+   * pause in force. In Redis, with the queue, whichever ledger holds the payouts.
+   */
+  readonly pauseAtLeast: (ms: number) => Promise<number>;
   readonly payouts: PayoutsService;
   readonly handlers: ReadonlyMap<PayoutRunEvent, readonly PayoutRunHandler[]>;
   readonly logger: PackageLogger;
@@ -90,7 +103,7 @@ async function processPayout(
   const { request, runId } = data;
   const requestId = request.request_id;
   const token = randomUUID();
-  const begun = await deps.store.begin(requestId, runId, token, deps.config.providerDedupesRequestId);
+  const begun = await beginOrPause(deps, data, token);
   if (begun.step === 'missing') {
     deps.logger.warn(`${subject(data)} has no record (expired or removed); not sent`);
     return 'missing';
@@ -132,7 +145,7 @@ async function send(
     verdict = verdictOf(error);
     outcome = { state: stateAfter(verdict, job, deps.config), stored: { error: verdict.error } };
   }
-  const settled = await deps.store.settle(requestId, runId, token, outcome.state, outcome.stored);
+  const settled = await settleWhenReachable(deps, data, token, outcome.state, outcome.stored);
   if (settled === 'lost') {
     deps.logger.error(
       `${subject(data)} ended ${outcome.state} after it was parked as unknown (this worker had lost its lock); ` +
@@ -157,7 +170,7 @@ async function send(
   }
   if (verdict.kind === 'throttled') {
     const pauseMs = Math.min(Math.max(verdict.retryAfterMs ?? deps.config.backoffMs, MIN_PAUSE_MS), MAX_PAUSE_MS);
-    const inForceMs = await deps.store.pauseAtLeast(pauseMs);
+    const inForceMs = await deps.pauseAtLeast(pauseMs);
     deps.logger.warn(
       `${subject(data)}: HTTP ${verdict.error.status}; the account's queue pauses for ${pauseMs} ms` +
         (inForceMs > pauseMs ? ` (it stays paused for the ${inForceMs} ms of a longer pause already asked)` : ''),
@@ -166,6 +179,54 @@ async function send(
     throw bullmq.Worker.RateLimitError();
   }
   throw new Error(`${subject(data)} is retried: ${verdict.error.message}`);
+}
+
+/**
+ * Writes the mark before sending. A ledger that cannot be reached pauses the account's queue: the job goes back to
+ * the waiting ones without using up an attempt, and the workers take jobs again once the pause ends, to find the
+ * ledger back or pause again.
+ */
+async function beginOrPause(
+  deps: PayoutRunProcessorDeps,
+  data: PayoutJobData,
+  token: string,
+): ReturnType<PayoutLedger['begin']> {
+  try {
+    return await deps.store.begin(data.request.request_id, data.runId, token, deps.config.providerDedupesRequestId);
+  } catch (error) {
+    if (!(error instanceof PayoutLedgerUnavailableError)) throw error;
+    deps.logger.warn(
+      `${subject(data)}: ${error.message.replace(/\.$/, '')}; the account's queue pauses for ${deps.config.backoffMs} ms`,
+    );
+    await deps.pauseAtLeast(deps.config.backoffMs);
+    throw bullmq.Worker.RateLimitError();
+  }
+}
+
+/**
+ * Records the outcome of a request that left. While the ledger cannot be reached, tries again for up to
+ * `lockDurationMs` (the job's lock is renewed meanwhile); after that the job fails, and the next attempt finds the
+ * mark and parks the payout as unknown: never sent again.
+ */
+async function settleWhenReachable(
+  deps: PayoutRunProcessorDeps,
+  data: PayoutJobData,
+  token: string,
+  state: 'sent' | 'refused' | 'unknown' | 'retrying',
+  stored: StoredOutcome,
+): ReturnType<PayoutLedger['settle']> {
+  const giveUpAt = Date.now() + deps.config.lockDurationMs;
+  for (;;) {
+    try {
+      return await deps.store.settle(data.request.request_id, data.runId, token, state, stored);
+    } catch (error) {
+      if (!(error instanceof PayoutLedgerUnavailableError) || Date.now() >= giveUpAt) throw error;
+      deps.logger.warn(
+        `${subject(data)} ended ${state}, not yet recorded: ${error.message.replace(/\.$/, '')}; trying again`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_RETRY_MS));
+    }
+  }
 }
 
 /** Where a failed request leaves the payout. */

@@ -23,3 +23,13 @@ export function payoutRunsHealthSource(
     worker: () => workerState(worker.running),
   };
 }
+
+/**
+ * The ledger's own health source where it is not Redis (a durable ledger, such as PostgreSQL): a round trip over a
+ * connection of its pool. `null` with the Redis store, which the queue's `PING` already covers.
+ */
+export function payoutLedgerHealthSource(runs: PayoutRunsService): PayoutsHealthSource | null {
+  const { store } = runs;
+  if (!store.durable || !store.ping) return null;
+  return { component: 'payout-ledger', ping: () => store.ping!() };
+}

@@ -1,7 +1,7 @@
 import type { ConnectionOptions } from 'bullmq';
 import { optionKeys, rejectUnknownKeys } from '../common/known-option-keys.js';
 import { REDIS_CONNECTION_EXPECTED, redisConnectionOption } from '../common/redis-connection-option.js';
-import { PayoutsConfigError } from '../index.js';
+import { type PayoutLedgerFactory, PayoutsConfigError } from '../index.js';
 import {
   type PayoutReconcileConfig,
   type PayoutReconcileOptions,
@@ -89,6 +89,12 @@ export interface PayoutRunsOptions {
    * of. Default `1000`.
    */
   progressIntervalMs?: number;
+  /**
+   * Where the record of every payout lives (the "sending" mark, the outcome, the run's counts): PostgreSQL with
+   * `payoutLedgerPostgres({ pool })` of `nestjs-payouts/postgres`, which no loss of Redis data can make send a payout
+   * twice. See docs/payout-ledger.md. Default: Redis, beside the queue, kept for `dedupeWindowMs`.
+   */
+  ledger?: PayoutLedgerFactory;
 }
 
 /** The options after validation, with every default filled in. */
@@ -111,6 +117,7 @@ export interface PayoutRunsConfig {
   readonly providerDedupesRequestId: boolean;
   readonly reconcile: PayoutReconcileConfig | undefined;
   readonly progressIntervalMs: number;
+  readonly ledger: PayoutLedgerFactory | undefined;
 }
 
 /** Whose options these are, in the message of a `PayoutsConfigError`. */
@@ -137,6 +144,7 @@ const OPTION_KEYS = optionKeys<PayoutRunsOptions>()(
   'providerDedupesRequestId',
   'reconcile',
   'progressIntervalMs',
+  'ledger',
 );
 const RATE_LIMIT_KEYS = optionKeys<PayoutRunsRateLimit>()('max', 'durationMs', 'slices');
 
@@ -163,6 +171,13 @@ export function resolvePayoutRunsOptions(options: PayoutRunsOptions): PayoutRuns
     );
   }
   if (typeof worker !== 'boolean') throw new PayoutsConfigError('worker', 'true or false', RUNS_OWNER);
+  const { ledger } = options;
+  if (
+    ledger !== undefined &&
+    (ledger === null || typeof (ledger as Partial<PayoutLedgerFactory>).create !== 'function')
+  ) {
+    throw new PayoutsConfigError('ledger', 'a ledger such as payoutLedgerPostgres({ pool })', RUNS_OWNER);
+  }
   const { acceptEvictionPolicy } = options;
   if (
     acceptEvictionPolicy !== undefined &&
@@ -190,6 +205,7 @@ export function resolvePayoutRunsOptions(options: PayoutRunsOptions): PayoutRuns
     providerDedupesRequestId,
     reconcile: resolveReconcileOptions(options.reconcile),
     progressIntervalMs: whole('progressIntervalMs', options.progressIntervalMs, 1000, 100, 10 * MINUTE_MS),
+    ledger,
   };
 }
 

@@ -6,6 +6,7 @@ import { throttledErrorLog } from '../common/throttled-error-log.js';
 import { queueClient } from '../common/bullmq-queue-health.js';
 import { withDeadline } from '../common/with-deadline.js';
 import {
+  type CreatePayoutRequest,
   getPayoutsInstrumentationToken,
   getPayoutsServiceToken,
   PayoutsConfigError,
@@ -15,7 +16,9 @@ import {
 } from '../index.js';
 import { bullmq } from './bullmq-runtime.js';
 import { INTERRUPTED } from './payout-attempt-verdict.js';
+import { PayoutOutboxRelay } from './payout-outbox-relay.js';
 import { type PayoutJobData, readPayoutJobData } from './payout-job.js';
+import { PayoutJobRepair } from './payout-job-repair.js';
 import { createPayoutRunProcessor, type PayoutJobResult, subject } from './payout-run-processor.js';
 import { PayoutRunProgressReporter } from './payout-run-progress-reporter.js';
 import { explorePayoutRunHandlers, handlersLine, type PayoutRunHandler } from './payout-run-handlers.explorer.js';
@@ -49,6 +52,9 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
   private readonly logger = new PackageLogger('PayoutRuns');
   private payouts: PayoutsService | undefined;
   private worker: Worker | undefined;
+  /** Moves the payouts written in committed transactions to the queue, beside the worker (a durable ledger only). */
+  private relay: PayoutOutboxRelay | undefined;
+  private repair: PayoutJobRepair | undefined;
   /** Payouts this instance's worker is processing now. */
   private processing = 0;
   private progress: PayoutRunProgressReporter | undefined;
@@ -103,6 +109,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
       account: this.runs.account,
       config: this.config,
       store,
+      pauseAtLeast: (ms) => this.runs.redisState.pauseAtLeast(ms),
       payouts: this.payouts!,
       handlers,
       logger: this.logger,
@@ -144,6 +151,37 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
     });
     this.worker = worker;
     await this.startOnceChecked(worker);
+    // After the check, so that a worker refused at boot leaves nothing running.
+    if (store.durable && store.unsettled) {
+      this.repair = new PayoutJobRepair(this.runs, lockDurationMs, this.logger);
+      this.repair.start();
+    }
+    this.startRelay();
+  }
+
+  /**
+   * The outbox's relay runs where a worker runs: an instance that only enqueues (`worker: false`) writes pending
+   * payouts, and the workers' instances, which need the queue filled, move them.
+   */
+  private startRelay(): void {
+    const { outbox } = this.runs.store;
+    if (!outbox) return;
+    const account = this.runs.account;
+    this.relay = new PayoutOutboxRelay(
+      outbox,
+      // The job's id comes from the request_id: a batch added again after a relay died before marking it is a no-op.
+      (payouts) =>
+        this.runs.addJobs(
+          payouts.map(({ request, runId, trace }) => ({
+            request: request as unknown as CreatePayoutRequest,
+            runId,
+            ...(trace !== undefined && { trace }),
+          })),
+        ),
+      this.logger,
+      `account '${account}'`,
+    );
+    this.relay.start();
   }
 
   /**
@@ -238,6 +276,10 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
 
   async onModuleDestroy(): Promise<void> {
     this.progress?.close();
+    // Its batch under way ends first (moved, or left pending for another relay), before the queue closes.
+    await this.relay?.stop();
+    this.relay = undefined;
+    await this.repair?.stop();
     const worker = this.worker;
     if (!worker) return;
     this.worker = undefined;

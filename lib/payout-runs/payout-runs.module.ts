@@ -1,7 +1,7 @@
 import { type DynamicModule, type InjectionToken, Module, type ModuleMetadata, type Provider } from '@nestjs/common';
 import { DiscoveryModule, DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
 import { DEFAULT_PAYOUTS_ACCOUNT, getPayoutsHealthSourceToken, PayoutsConfigError } from '../index.js';
-import { payoutRunsHealthSource } from './payout-runs-health-source.js';
+import { payoutLedgerHealthSource, payoutRunsHealthSource } from './payout-runs-health-source.js';
 import { PayoutReconciler } from './payout-reconciler.js';
 import {
   type PayoutRunsConfig,
@@ -10,7 +10,7 @@ import {
   RUNS_OWNER,
 } from './payout-runs-options.js';
 import { PayoutRunsService } from './payout-runs.service.js';
-import { getPayoutRunsQueueToken, getPayoutRunsToken } from './payout-runs.tokens.js';
+import { getPayoutLedgerToken, getPayoutRunsQueueToken, getPayoutRunsToken } from './payout-runs.tokens.js';
 import { PayoutRunsWorker } from './payout-runs-worker.js';
 
 /** What `PayoutRunsModule.forRootAsync()` takes: the account is known up front, the rest from a factory. */
@@ -76,6 +76,8 @@ function build(
   const serviceToken = getPayoutRunsToken(name);
   const queueToken = getPayoutRunsQueueToken(name);
   const healthToken = getPayoutsHealthSourceToken('payout-runs', name);
+  const ledgerToken = getPayoutLedgerToken(name);
+  const ledgerHealthToken = getPayoutsHealthSourceToken('payout-ledger', name);
   return {
     module: PayoutRunsModule,
     imports: [DiscoveryModule, ...imports],
@@ -87,6 +89,8 @@ function build(
         useFactory: (resolved: PayoutRunsConfig) => new PayoutRunsService(resolved, name),
       },
       { provide: queueToken, inject: [serviceToken], useFactory: (runs: PayoutRunsService) => runs.queue },
+      { provide: ledgerToken, inject: [serviceToken], useFactory: (runs: PayoutRunsService) => runs.store },
+      { provide: ledgerHealthToken, inject: [serviceToken], useFactory: payoutLedgerHealthSource },
       {
         provide: PayoutRunsWorker,
         inject: [RUNS_CONFIG, serviceToken, ModuleRef, DiscoveryService, MetadataScanner],
@@ -110,6 +114,6 @@ function build(
         useFactory: payoutRunsHealthSource,
       },
     ],
-    exports: [serviceToken, queueToken, healthToken],
+    exports: [serviceToken, queueToken, ledgerToken, healthToken, ledgerHealthToken],
   };
 }

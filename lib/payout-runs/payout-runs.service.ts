@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { OnApplicationShutdown } from '@nestjs/common';
+import type { OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { NOOP_INSTRUMENTATION } from '../common/noop-instrumentation.js';
 import { type LogTarget, PackageLogger } from '../common/package-logger.js';
@@ -8,6 +8,9 @@ import { throttledErrorLog } from '../common/throttled-error-log.js';
 import { withDeadline } from '../common/with-deadline.js';
 import {
   type CreatePayoutRequest,
+  type PayoutLedgerTransaction,
+  type PayoutLedger,
+  PayoutLedgerUnavailableError,
   PayoutRequestConflictError,
   PayoutRunEnqueueError,
   type PayoutRunEnqueueItemStatus,
@@ -26,6 +29,11 @@ import { PayoutStateStore } from './payout-state-store.js';
 /** What became of one item of `enqueue()`, at its index in the array given. */
 export type PayoutEnqueueItem =
   | { readonly index: number; readonly requestId: string; readonly status: 'queued'; readonly runId: string }
+  /**
+   * Written in the transaction given as `db`, to be queued once it commits (and never if it rolls back): with `db`
+   * only, in place of `queued`.
+   */
+  | { readonly index: number; readonly requestId: string; readonly status: 'pending'; readonly runId: string }
   /** The same body was queued before under this `request_id` (within the dedupe window): nothing added. */
   | { readonly index: number; readonly requestId: string; readonly status: 'already-queued'; readonly runId: string }
   /** Nothing queued: the request is invalid, or its `request_id` is used for a different body. */
@@ -40,6 +48,8 @@ export interface PayoutEnqueueResult {
   readonly runId: string;
   readonly items: readonly PayoutEnqueueItem[];
   readonly queued: number;
+  /** Written in the transaction given as `db` (with `db` only): queued once it commits. */
+  readonly pending: number;
   readonly alreadyQueued: number;
   readonly refused: number;
 }
@@ -67,6 +77,18 @@ export interface UnknownPayout {
 /** What `resolveUnknown()` did: resolved, no such payout, not unknown (any more), or its handlers still running. */
 export type PayoutResolveOutcome = 'resolved' | 'not-found' | 'not-unknown' | 'busy';
 
+/** The options of `enqueue()`. */
+export interface PayoutEnqueueOptions {
+  /** The run's id: up to 100 letters, digits, `-`, `_` or `.`. Default: a random UUID. */
+  runId?: string;
+  /**
+   * Your open database transaction (a `pg` client after `BEGIN`, a TypeORM `QueryRunner`, or an adapter: see
+   * docs/payout-ledger.md), with the ledger in that database: the payouts are written there as pending, and queued
+   * once it commits; rolled back, they never existed. Without it, they are queued at once.
+   */
+  db?: PayoutLedgerTransaction;
+}
+
 /** One job as `addBulk()` takes it. */
 interface PayoutJobSpec {
   readonly name: string;
@@ -91,11 +113,13 @@ const RUN_ID = /^[\w.-]{1,100}$/;
  * The payout runs of one account: enqueue thousands of payouts at once, each sent at most once by the workers, follow a
  * run's progress, and decide on the payouts whose outcome is unknown. Inject it with `@InjectPayoutRuns()`.
  */
-export class PayoutRunsService implements OnApplicationShutdown {
+export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
   /** The account's BullMQ queue, also what `getPayoutRunsQueueToken()` injects (Bull Board, metrics). */
   readonly queue: Queue;
-  /** @internal The state of every payout, beside the queue. */
-  readonly store: PayoutStateStore;
+  /** @internal The record of every payout: the `ledger` option's, else Redis beside the queue. */
+  readonly store: PayoutLedger;
+  /** @internal What payout runs keep in Redis beside the queue, whatever the ledger: the pauses of the queue. */
+  readonly redisState: PayoutStateStore;
   /** @internal The account's instrumentation (its `PayoutsModule` registration's), set once the app is initialised. */
   instrumentation: PayoutsInstrumentation = NOOP_INSTRUMENTATION;
 
@@ -112,7 +136,19 @@ export class PayoutRunsService implements OnApplicationShutdown {
       prefix: config.prefix,
     });
     this.queue.on('error', throttledErrorLog(this.logger, `Queue ${this.queue.name}`));
-    this.store = new PayoutStateStore(this.queue, config.dedupeWindowMs);
+    this.redisState = new PayoutStateStore(this.queue, config.dedupeWindowMs);
+    this.store = config.ledger ? config.ledger.create({ account }) : this.redisState;
+  }
+
+  /** The ledger checks its schema (or migrates it) before anything is enqueued or sent. */
+  async onModuleInit(): Promise<void> {
+    try {
+      await this.store.open?.();
+    } catch (error) {
+      // Nest calls no shutdown hook after a failed bootstrap: the queue's connection would keep the process alive.
+      await withDeadline(this.queue.close(), 1000, () => new Error('timeout')).catch(() => this.queue.disconnect());
+      throw error;
+    }
   }
 
   /**
@@ -122,14 +158,20 @@ export class PayoutRunsService implements OnApplicationShutdown {
    * fails or gives no reply within `enqueueTimeoutMs` (saying what is known of each item), or for a malformed call
    * (`PayoutsCallOptionsError`); enqueueing the same items again is then safe.
    */
-  async enqueue(items: readonly CreatePayoutRequest[], options: { runId?: string } = {}): Promise<PayoutEnqueueResult> {
+  async enqueue(
+    items: readonly CreatePayoutRequest[],
+    options: PayoutEnqueueOptions = {},
+  ): Promise<PayoutEnqueueResult> {
     if (!Array.isArray(items)) throw new PayoutsCallOptionsError('items', 'an array of payout requests');
     const runId = options?.runId ?? randomUUID();
     if (typeof runId !== 'string' || !RUN_ID.test(runId)) {
       throw new PayoutsCallOptionsError('runId', 'up to 100 letters, digits, "-", "_" or "."');
     }
+    const db = options?.db;
+    if (db !== undefined) this.checkTransaction(db);
     const results: PayoutEnqueueItem[] = Array.from({ length: items.length });
     const fingerprints = await this.fingerprintValid(items, results);
+    if (db !== undefined) return this.writePending(db, items, fingerprints, runId, results);
     // What is known of each item so far, should Redis fail before the end.
     const known: PayoutRunEnqueueItemStatus[] = items.map(() => 'not-queued');
     try {
@@ -143,14 +185,7 @@ export class PayoutRunsService implements OnApplicationShutdown {
     } catch (error) {
       throw this.enqueueError(runId, items, results, known, error);
     }
-    const count = (status: PayoutEnqueueItem['status']) => results.filter((item) => item.status === status).length;
-    return {
-      runId,
-      items: results,
-      queued: count('queued'),
-      alreadyQueued: count('already-queued'),
-      refused: count('refused'),
-    };
+    return enqueueResult(runId, results);
   }
 
   /**
@@ -208,11 +243,15 @@ export class PayoutRunsService implements OnApplicationShutdown {
         .map((request, offset) => ({ request, index: start + offset }))
         .filter(({ index }) => !results[index]);
       if (pending.length === 0) continue;
-      const claims = await this.redisStep(
-        this.store.claim(
-          runId,
-          pending.map(({ request, index }) => ({ requestId: request.request_id, fingerprint: fingerprints[index]! })),
-        ),
+      const claims = await this.claimChunk(
+        runId,
+        pending.map(({ request, index }) => ({
+          requestId: request.request_id,
+          fingerprint: fingerprints[index]!,
+          request: request as unknown as Readonly<Record<string, unknown>>,
+        })),
+        pending.map(({ index }) => index),
+        known,
       );
       pending.forEach(({ request, index }, position) => {
         const claim = claims[position]!;
@@ -230,7 +269,8 @@ export class PayoutRunsService implements OnApplicationShutdown {
         // Still queued: its job may be missing (an earlier enqueue claimed it and Redis failed before the add), so it
         // is added (again: a second add of the id changes nothing). Past queued, a job took it up.
         if (claim.state === 'queued') {
-          known[index] = claim.verdict === 'queued' ? 'not-queued' : 'maybe-queued';
+          // A durable ledger's payout is queued by the job repair even if the add below fails.
+          known[index] = claim.verdict === 'queued' && !this.store.durable ? 'not-queued' : 'maybe-queued';
           jobs.push({ index, job: this.job(request, claim.runId, trace) });
         } else {
           known[index] = 'queued';
@@ -261,6 +301,9 @@ export class PayoutRunsService implements OnApplicationShutdown {
     });
     if (error instanceof RedisStepTimeout) {
       return new PayoutRunEnqueueError(runId, 'timeout', states, error.message);
+    }
+    if (error instanceof PayoutLedgerUnavailableError) {
+      return new PayoutRunEnqueueError(runId, error.reason, states, error.message.replace(/\.$/, ''), { cause: error });
     }
     const detail = `Redis or BullMQ reported an error (${error instanceof Error ? error.message : String(error)})`;
     return new PayoutRunEnqueueError(runId, 'error', states, escapeControls(detail, 300), { cause: error });
@@ -317,9 +360,10 @@ export class PayoutRunsService implements OnApplicationShutdown {
     if (!record) return 'not-found';
     if (record.state !== 'unknown') return 'not-unknown';
     const job = await this.queue.getJob(payoutJobId(requestId));
-    if (!job) return 'not-found';
-    const jobState = await job.getState();
-    if (jobState !== 'completed' && jobState !== 'failed') return 'busy';
+    // A durable ledger keeps the request: its job, lost with Redis's data, is made again.
+    if (!job && !record.request) return 'not-found';
+    const jobState = job ? await job.getState() : 'missing';
+    if (jobState !== 'completed' && jobState !== 'failed' && jobState !== 'missing') return 'busy';
     const resolution: PayoutResolution = {
       decision,
       ...(typeof by === 'string' && { by }),
@@ -328,7 +372,9 @@ export class PayoutRunsService implements OnApplicationShutdown {
     };
     const resolved = await this.store.resolve(requestId, record.runId, decision, resolution);
     if (resolved !== 'resolved') return resolved === 'missing' ? 'not-found' : 'not-unknown';
-    await job.retry(jobState, { resetAttemptsMade: true, resetAttemptsStarted: true });
+    if (job)
+      await job.retry(jobState as 'completed' | 'failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+    else await this.addJobs([{ request: record.request as unknown as CreatePayoutRequest, runId: record.runId }]);
     this.instrumentation.payoutRunResolved?.(decision);
     this.logger.log(
       `Payout ${printable(requestId)} of run ${printable(record.runId)} resolved as ${decision}` +
@@ -338,8 +384,89 @@ export class PayoutRunsService implements OnApplicationShutdown {
     return 'resolved';
   }
 
+  /** `enqueue()` with `db`: the valid items written as pending in the caller's transaction, nothing queued. */
+  private async writePending(
+    db: PayoutLedgerTransaction,
+    items: readonly CreatePayoutRequest[],
+    fingerprints: readonly (string | undefined)[],
+    runId: string,
+    results: PayoutEnqueueItem[],
+  ): Promise<PayoutEnqueueResult> {
+    const carrier = this.instrumentation.payoutRunCarrier?.();
+    const trace = carrier && Object.keys(carrier).length > 0 ? carrier : undefined;
+    for (let start = 0; start < items.length; start += CHUNK) {
+      const valid = items
+        .slice(start, start + CHUNK)
+        .map((request, offset) => ({ request, index: start + offset }))
+        .filter(({ index }) => !results[index]);
+      if (valid.length === 0) continue;
+      const writes = await this.store.outbox!.writePending(
+        db,
+        runId,
+        valid.map(({ request, index }) => ({
+          requestId: request.request_id,
+          fingerprint: fingerprints[index]!,
+          request: request as unknown as Readonly<Record<string, unknown>>,
+        })),
+        trace,
+      );
+      valid.forEach(({ request, index }, position) => {
+        const { verdict, runId: ownRunId } = writes[position]!;
+        const requestId = request.request_id;
+        results[index] =
+          verdict === 'conflict'
+            ? { index, requestId, status: 'refused', error: new PayoutRequestConflictError(requestId) }
+            : { index, requestId, status: verdict === 'pending' ? 'pending' : 'already-queued', runId: ownRunId };
+      });
+    }
+    return enqueueResult(runId, results);
+  }
+
+  /** `db` must be a transaction, and the ledger one kept in that database. */
+  private checkTransaction(db: PayoutLedgerTransaction): void {
+    if (db === null || typeof db !== 'object' || typeof (db as Partial<PayoutLedgerTransaction>).query !== 'function') {
+      throw new PayoutsCallOptionsError('db', 'your open transaction: an object with a query(text, values) method');
+    }
+    if (!this.store.outbox) {
+      throw new PayoutsCallOptionsError(
+        'db',
+        'no db without a ledger kept in that database (the ledger option: payoutLedgerPostgres({ pool }) of ' +
+          'nestjs-payouts/postgres)',
+      );
+    }
+  }
+
   async onApplicationShutdown(): Promise<void> {
     await withDeadline(this.queue.close(), QUEUE_CLOSE_TIMEOUT_MS, () => new Error('timeout')).catch(() => undefined);
+    await this.store.close?.();
+  }
+
+  /** @internal Adds the job of a payout that the ledger holds and Redis lost (a no-op when the job is there). */
+  async addJobs(
+    payouts: readonly { request: CreatePayoutRequest; runId: string; trace?: PayoutJobData['trace'] }[],
+  ): Promise<void> {
+    await this.queue.addBulk(payouts.map(({ request, runId, trace }) => this.job(request, runId, trace)));
+  }
+
+  /**
+   * Claims a chunk in the ledger: Redis's within `enqueueTimeoutMs`, a durable ledger's within its own time limit.
+   * Items the ledger may have written before it failed are `maybe-queued`: its job repair queues what it holds.
+   */
+  private async claimChunk(
+    runId: string,
+    items: Parameters<PayoutLedger['claim']>[1],
+    indexes: readonly number[],
+    known: PayoutRunEnqueueItemStatus[],
+  ): ReturnType<PayoutLedger['claim']> {
+    if (!this.store.durable) return this.redisStep(this.store.claim(runId, items));
+    try {
+      return await this.store.claim(runId, items);
+    } catch (error) {
+      if (error instanceof PayoutLedgerUnavailableError && error.written !== 'none') {
+        for (const index of indexes) known[index] = 'maybe-queued';
+      }
+      throw error;
+    }
   }
 
   private job(request: CreatePayoutRequest, runId: string, trace: PayoutJobData['trace']): PayoutJobSpec {
@@ -357,4 +484,16 @@ export class PayoutRunsService implements OnApplicationShutdown {
       },
     };
   }
+}
+
+function enqueueResult(runId: string, items: PayoutEnqueueItem[]): PayoutEnqueueResult {
+  const count = (status: PayoutEnqueueItem['status']) => items.filter((item) => item.status === status).length;
+  return {
+    runId,
+    items,
+    queued: count('queued'),
+    pending: count('pending'),
+    alreadyQueued: count('already-queued'),
+    refused: count('refused'),
+  };
 }

@@ -16,6 +16,14 @@ export function getPayoutRunsQueueToken(account: string = DEFAULT_PAYOUTS_ACCOUN
   return `PayoutRunsQueue:${account}`;
 }
 
+/**
+ * The injection token of the ledger of an account's payout runs (`PayoutLedger`): the `ledger` option's, else the
+ * Redis store beside the queue.
+ */
+export function getPayoutLedgerToken(account: string = DEFAULT_PAYOUTS_ACCOUNT): string {
+  return `PayoutLedger:${account}`;
+}
+
 /** Injects the `PayoutRunsService` of an account: `constructor(@InjectPayoutRuns() private readonly runs: …) {}`. */
 export function InjectPayoutRuns(account?: string): PropertyDecorator & ParameterDecorator {
   return Inject(getPayoutRunsToken(account));

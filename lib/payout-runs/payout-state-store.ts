@@ -1,27 +1,15 @@
 import type { Queue } from 'bullmq';
+import type { PayoutCountedState, PayoutLedger, PayoutLedgerRecord } from '../index.js';
 import { payoutKey } from './payout-job.js';
 import { BEGIN, CLAIM, PAUSE, RESOLVE, SETTLE } from './run-scripts.js';
 import { ACQUIRE_SWEEP, GIVE_UP, RELEASE_SWEEP, RENEW_SWEEP } from './reconcile-scripts.js';
 
-/** Where a payout of a run stands. */
-export type PayoutState = 'queued' | 'sending' | 'retrying' | 'sent' | 'refused' | 'unknown';
+/** Where a payout of a run stands, as its run's counts say. */
+export type PayoutState = PayoutCountedState;
 export const PAYOUT_STATES: readonly PayoutState[] = ['queued', 'sending', 'retrying', 'sent', 'refused', 'unknown'];
 
 /** What a payout's record holds, as read back. */
-export interface PayoutRecord {
-  readonly requestId: string;
-  readonly runId: string;
-  readonly state: PayoutState;
-  /** Requests sent for it so far. */
-  readonly attempt: number;
-  /** The outcome as stored (JSON), once there is one. */
-  readonly outcome: string | undefined;
-  readonly handled: readonly string[];
-  readonly completesRun: boolean;
-  readonly resolution: string | undefined;
-  /** When it entered its state (ms since the epoch). */
-  readonly since: number;
-}
+export type PayoutRecord = PayoutLedgerRecord;
 
 /** The parts of bullmq 5's ioredis client and bullmq 6's client that scripts need. */
 interface ScriptClient {
@@ -51,9 +39,11 @@ const defined = new WeakSet<object>();
 /**
  * The state of every payout of an account's runs, beside the account's BullMQ queue and on its connection: a hash per
  * `request_id`, the counts of each run, and the list of unknown outcomes. The job holds the request; this holds what
- * happened to it, written before and after each request sent.
+ * happened to it, written before and after each request sent. The ledger of payout runs without a `ledger` option.
  */
-export class PayoutStateStore {
+export class PayoutStateStore implements PayoutLedger {
+  /** Lost with Redis's data, as the jobs are: nothing to rebuild them from. */
+  readonly durable = false;
   private readonly base: string;
 
   constructor(

@@ -25,7 +25,12 @@ import { terminus } from './terminus-runtime.js';
 export type PayoutsComponentHealth =
   ({ status: 'up'; latencyMs: number } & Partial<PayoutsQueueFigures>) | { status: 'down'; problem: string };
 
-const COMPONENTS: readonly PayoutsHealthComponent[] = ['dedupe-store', 'notifications-queue', 'payout-runs'];
+const COMPONENTS: readonly PayoutsHealthComponent[] = [
+  'dedupe-store',
+  'notifications-queue',
+  'payout-runs',
+  'payout-ledger',
+];
 
 /** Which threshold applies to which figure of which part. */
 const LIMITS: readonly [PayoutsHealthComponent, keyof PayoutsQueueFigures, keyof PayoutsHealthThresholds][] = [

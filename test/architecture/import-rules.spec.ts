@@ -26,6 +26,7 @@ describe('imports of lib/', () => {
     expect(layerOf('lib/queue/index.ts')).toBe('add-on');
     expect(layerOf('lib/payout-runs/index.ts')).toBe('add-on');
     expect(layerOf('lib/terminus/index.ts')).toBe('add-on');
+    expect(layerOf('lib/postgres/index.ts')).toBe('add-on');
   });
 });
 
@@ -53,6 +54,10 @@ describe('the import rules', () => {
     [
       { 'lib/payout-runs/a.ts': ['lib/queue/b.ts'] },
       'lib/payout-runs/a.ts -> lib/queue/b.ts: add-ons never import each other',
+    ],
+    [
+      { 'lib/postgres/a.ts': ['lib/payout-runs/b.ts'] },
+      'lib/postgres/a.ts -> lib/payout-runs/b.ts: add-ons never import each other',
     ],
     [{ 'lib/redis/a.ts': ['bullmq'] }, 'lib/redis/a.ts -> bullmq: only queue/ and payout-runs/ load bullmq'],
     [

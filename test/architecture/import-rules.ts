@@ -8,11 +8,11 @@ import type { ImportGraph } from './import-graph.js';
 export type Layer = 'leaf' | 'feature' | 'wiring' | 'add-on';
 
 const FEATURES = ['payouts', 'notifications', 'simulator'];
-const ADD_ONS = ['redis', 'queue', 'payout-runs', 'opentelemetry', 'terminus'];
+const ADD_ONS = ['redis', 'queue', 'payout-runs', 'opentelemetry', 'terminus', 'postgres'];
 /** The add-ons that may load BullMQ. */
 const BULLMQ_ADD_ONS = ['queue', 'payout-runs'];
 /** Packages that an add-on may need and the core must never load. */
-const OPTIONAL_PEERS = /^(ioredis|redis|bullmq|@opentelemetry\/.*|@nestjs\/terminus)$/;
+const OPTIONAL_PEERS = /^(ioredis|redis|bullmq|pg|@opentelemetry\/.*|@nestjs\/terminus)$/;
 /** The `nestjs-payouts` command, which is never imported. */
 const CLI = 'lib/cli.ts';
 /** Nest's root exports only: a deep import breaks on the next minor release. */

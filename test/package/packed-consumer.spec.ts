@@ -18,6 +18,7 @@ const ENTRY_POINTS: { specifier: string; exportName: string }[] = [
   { specifier: 'nestjs-payouts/redis', exportName: 'RedisNotificationDedupeStore' },
   { specifier: 'nestjs-payouts/opentelemetry', exportName: 'payoutsOpenTelemetry' },
   { specifier: 'nestjs-payouts/queue', exportName: 'payoutsQueue' },
+  { specifier: 'nestjs-payouts/postgres', exportName: 'payoutLedgerPostgres' },
 ];
 
 const isOptional = (name: string) => manifest.peerDependenciesMeta?.[name]?.optional === true;
@@ -181,6 +182,30 @@ describe('the packed package in a consumer app without the optional add-ons', ()
     ]);
   });
 
+  it('runs the postgres command without pg, saying what to install, and payoutLedgerPostgres() names it', async () => {
+    const cli = join(consumer, 'node_modules', 'nestjs-payouts', 'dist', 'cli.js');
+    const migrate = await runNodeProcess([cli, 'postgres', 'migrate', '--database-url', 'postgresql://127.0.0.1:1/x'], {
+      cwd: consumer,
+      timeoutMs: 20_000,
+    });
+    const refused = await runIn(
+      'module',
+      `import { payoutLedgerPostgres } from 'nestjs-payouts/postgres';
+      try { payoutLedgerPostgres({}); console.log('null'); }
+      catch (error) { console.log(JSON.stringify([error.name, error.message])); }`,
+    );
+    expect([migrate.code, migrate.stdout, migrate.stderr]).toEqual([
+      2,
+      '',
+      'Error: nestjs-payouts postgres needs the pg package: npm install pg\n',
+    ]);
+    expect(refused).toEqual([
+      'PayoutsConfigError',
+      'payoutLedgerPostgres option "pool" is invalid: expected a pool of node-postgres (npm install pg; new Pool({ ' +
+        'connectionString })).',
+    ]);
+  });
+
   it('boots without @opentelemetry/api, and with payoutsOpenTelemetry() fails saying what to install', async () => {
     const booted = await runIn(
       'module',
@@ -261,5 +286,39 @@ describe.runIf(bullmqMajor >= 6)('the packed package in a consumer app with bull
       '',
       'Error: the queue command needs the ioredis package: npm install ioredis\n',
     ]);
+  });
+});
+
+/** Payout runs with their peers (bullmq and ioredis, linked from this repository) but without pg. */
+describe('the packed package in a consumer app with bullmq and ioredis but without pg', () => {
+  let consumer: string;
+
+  beforeAll(() => {
+    consumer = createConsumer();
+    linkFromRepository(consumer, 'bullmq');
+    linkFromRepository(consumer, 'ioredis');
+  }, 90_000);
+  afterAll(() => consumer && rmSync(consumer, { recursive: true, force: true }));
+
+  it.each([
+    ['module', `const runs = await import('nestjs-payouts/payout-runs');`],
+    ['commonjs', `const runs = require('nestjs-payouts/payout-runs');`],
+  ] as const)('loads nestjs-payouts/payout-runs by %s, pg not installed', async (type, load) => {
+    const code =
+      `${type === 'module' ? "import 'reflect-metadata';" : "require('reflect-metadata');"} ${load} ` +
+      `let pg = 'absent'; try { require.resolve('pg'); pg = 'found'; } catch {} ` +
+      `console.log(JSON.stringify([typeof runs.PayoutRunsModule, pg]));`;
+    const run = await runNodeProcess(
+      [
+        `--input-type=${type}`,
+        '-e',
+        type === 'module'
+          ? `import { createRequire } from 'node:module'; const require = createRequire(process.cwd() + '/'); ${code}`
+          : code,
+      ],
+      { cwd: consumer, timeoutMs: 20_000 },
+    );
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual(['function', 'absent']);
   });
 });

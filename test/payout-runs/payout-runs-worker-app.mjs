@@ -2,7 +2,9 @@
 // Plain JavaScript on the built package, loaded by name as an application does.
 //   node payout-runs-worker-app.mjs --base-url=… --prefix=… (--redis-port=… | --cluster-ports=p1,p2,p3)
 //     [--max=…] [--duration-ms=…] [--concurrency=…] [--lock-ms=…] [--runs-first] [--runs-account=…]
-// --runs-first imports PayoutRunsModule before PayoutsModule; --runs-account names an account of its own.
+//     [--database-url=…]
+// --runs-first imports PayoutRunsModule before PayoutsModule; --runs-account names an account of its own;
+// --database-url keeps the runs' ledger in PostgreSQL (nestjs-payouts/postgres), whose schema must exist.
 // Prints `ready`, then `sent <request_id>`, `refused <request_id>`, `unknown <request_id>` for each result handler
 // call, `completed <run id>` for the end of a run, `error <message>` for each error the app logs, and
 // `bootstrap-failed <message>` when the app cannot start, after which the process ends by itself.
@@ -32,6 +34,7 @@ const { values: options } = parseArgs({
     'lock-ms': { type: 'string', default: '2000' },
     'runs-first': { type: 'boolean', default: false },
     'runs-account': { type: 'string' },
+    'database-url': { type: 'string' },
   },
 });
 
@@ -82,7 +85,19 @@ const runsModule = PayoutRunsModule.forRoot({
   lockDurationMs: Number(options['lock-ms']),
   attempts: 3,
   backoffMs: 50,
+  ...(options['database-url'] !== undefined && { ledger: await postgresLedger(options['database-url']) }),
 });
+
+/** The PostgreSQL ledger, loaded only when asked for, so that the other specs need neither pg nor its entry point. */
+async function postgresLedger(connectionString) {
+  const [{ default: pg }, { payoutLedgerPostgres }] = await Promise.all([
+    import('pg'),
+    import('nestjs-payouts/postgres'),
+  ]);
+  const pool = new pg.Pool({ connectionString, max: 20 });
+  pool.on('error', () => undefined);
+  return payoutLedgerPostgres({ pool });
+}
 
 class AppModule {}
 Reflect.decorate(

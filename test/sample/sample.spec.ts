@@ -10,8 +10,14 @@ import { promisify } from 'node:util';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deliver, paymentMethodAddedNotification } from 'nestjs-payouts/testing';
 import { type NodeProcessRun, runNodeProcess } from '../node-process.js';
+import { findPostgresBin } from '../support/postgres-server.js';
 import { findRedisServer } from '../support/redis-server.js';
 import { REQUIRE_REDIS } from '../support/redis-suite.js';
+
+/** With PostgreSQL installed too, the sample's payout run goes through the outbox. */
+const POSTGRES = findPostgresBin() !== undefined;
+const RUN_STEP = 'Pay 50 sellers in one payout run (nestjs-payouts/payout-runs)';
+const OUTBOX_STEP = "Pay 50 sellers through the outbox, inside the app's own transaction (nestjs-payouts/postgres)";
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TSC = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
@@ -59,12 +65,19 @@ describe('npm run sample', () => {
 
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(run.stdout.match(/^\d+\. .*$/gm)?.slice(0, 2)).toEqual(['1. Redis for queue mode', '2. Payouts API']);
+    expect(run.stdout.match(/^\d+\. .*$/gm)?.slice(0, POSTGRES ? 3 : 2)).toEqual(
+      POSTGRES
+        ? ['1. Redis for queue mode', '2. PostgreSQL for the payout ledger', '3. Payouts API']
+        : ['1. Redis for queue mode', '2. Payouts API'],
+    );
     expect(run.stdout.match(/The worker ran the handler after the acknowledgement\./g)).toHaveLength(2);
-    expect(run.stdout).toContain('5. Pay 50 sellers in one payout run (nestjs-payouts/payout-runs)');
-    expect(run.stdout).toContain('   Queued 50 payouts in run sellers-2030-05');
+    expect(run.stdout).toContain(POSTGRES ? `6. ${OUTBOX_STEP}` : `5. ${RUN_STEP}`);
     expect(run.stdout).toContain('[SellerPayoutRun] run sellers-2030-05 completed: 50 sent, 0 refused, 0 unknown');
-    expect(run.stdout).toContain('   The mock API received each payout once.');
+    expect(run.stdout).toContain(
+      POSTGRES
+        ? '   The mock API received each committed payout once, and never the rolled-back one.'
+        : '   The mock API received each payout once.',
+    );
     expect(run.stdout).toContain('All steps passed.');
   });
 
@@ -77,24 +90,46 @@ describe('npm run sample', () => {
 
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(run.stdout.match(/^\d+\. .*$/gm)).toEqual([
-      '1. Redis for a payout run',
-      '2. Payouts API',
-      '3. Start the Nest app',
-      '4. Create a wallet payout with PayoutsService.createPayout()',
-      '5. Pay 50 sellers in one payout run (nestjs-payouts/payout-runs)',
-      '6. Deliver PAYMENT_METHOD_ADDED through the simulator',
-      '7. Deliver PAYMENT_METHOD_REMOVED through the simulator',
-      '8. Deliver a notification with a wrong token (2 attempts)',
-    ]);
+    const steps = [
+      'Redis for a payout run',
+      ...(POSTGRES ? ['PostgreSQL for the payout ledger'] : []),
+      'Payouts API',
+      'Start the Nest app',
+      'Create a wallet payout with PayoutsService.createPayout()',
+      POSTGRES ? OUTBOX_STEP : RUN_STEP,
+      'Deliver PAYMENT_METHOD_ADDED through the simulator',
+      'Deliver PAYMENT_METHOD_REMOVED through the simulator',
+      'Deliver a notification with a wrong token (2 attempts)',
+    ];
+    expect(run.stdout.match(/^\d+\. .*$/gm)).toEqual(steps.map((title, index) => `${index + 1}. ${title}`));
     expect(run.stdout).toMatch(
       /^ {3}redis-server at redis:\/\/127\.0\.0\.1:\d+, persistence off: the payout run queues its payouts there\.$/m,
     );
     expect(run.stdout).toContain('[SellerPayoutRun] run sellers-2030-05 completed: 50 sent, 0 refused, 0 unknown');
-    expect(run.stdout).toContain('   The mock API received each payout once.');
+    if (POSTGRES) {
+      expect(run.stdout).toMatch(
+        /^ {3}PostgreSQL in \/.+payouts-sample-pg-\w+, on a Unix socket only: the payout ledger, and the app's table seller_payouts\.$/m,
+      );
+      expect(run.stdout).toContain(
+        '   A transaction wrote sellers-2030-05-seller-51 and its seller_payouts row, then rolled back; another ' +
+          'wrote the 50 sellers of the month and their rows, as pending payouts, and committed.',
+      );
+      expect(run.stdout).toContain(
+        '   Not paid: sellers-2030-05-seller-51, whose transaction rolled back: its payout never existed.',
+      );
+      expect(run.stdout).toContain('   The ledger (nestjs_payouts.payouts) holds the 50, each sent.');
+      expect(run.stdout).toContain(
+        '   The mock API received each committed payout once, and never the rolled-back one.',
+      );
+    } else {
+      expect(run.stdout).toContain('   The mock API received each payout once.');
+      expect(run.stdout).toContain(
+        '\nSkipped: paying through the outbox, as PostgreSQL is not installed (on Debian: apt-get install postgresql).\n',
+      );
+    }
     // Notifications are handled in the request, as without Redis: queue mode stays off.
     expect(run.stdout).not.toContain('The worker ran the handler after the acknowledgement.');
-    expect(run.stdout).not.toContain('Skipped');
+    if (POSTGRES) expect(run.stdout).not.toContain('Skipped');
     expect(run.stdout).toMatch(/All steps passed\.\n$/);
   });
 
@@ -138,8 +173,8 @@ describe('npm run sample', () => {
 
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    // Two more with redis-server on the PATH: its start and the payout run.
-    expect(run.stdout.match(/^\d+\. .*$/gm)).toHaveLength(findRedisServer() ? 8 : 6);
+    // Two more with redis-server on the PATH: its start and the payout run; one more with PostgreSQL, its start.
+    expect(run.stdout.match(/^\d+\. .*$/gm)).toHaveLength(findRedisServer() ? (POSTGRES ? 9 : 8) : 6);
     expect(run.stdout).toContain('   Fastify adapter, global prefix "api".');
     expect(run.stdout).toMatch(
       /Notification route: http:\/\/127\.0\.0\.1:\d+\/api\/payouts\/notifications\?token=<secret>/,

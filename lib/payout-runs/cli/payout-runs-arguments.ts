@@ -8,6 +8,7 @@ import {
 import type { RedisUrlConnection } from '../../common/redis-url-connection.js';
 import { resolvePayoutsAccount } from '../../config/payouts-account.js';
 import { type PayoutRunsConfig, resolvePayoutRunsOptions } from '../payout-runs-options.js';
+import { ledgerArgument, type PostgresLedgerArgument } from './ledger-argument.js';
 
 export const PAYOUT_RUNS_USAGE = `Usage: nestjs-payouts payout-runs <progress|unknown|resolve> [options]
 
@@ -30,6 +31,11 @@ Options:
                           out of the process list)
   --account <name>        The PayoutsModule registration's name (default: the unnamed one)
   --prefix <prefix>       BullMQ's key prefix, when PayoutRunsModule was given one (default: bull)
+  --ledger postgres       The runs keep their ledger in PostgreSQL (payoutLedgerPostgres()): read and
+                          resolve there (needs pg)
+  --database-url <url>    With --ledger postgres: postgresql://[user:password@]host[:port]/database
+                          (default: the DATABASE_URL environment variable)
+  --schema <name>         With --ledger postgres: the ledger's schema (default: nestjs_payouts)
   --limit <n>             unknown: how many to list at most (default: 100)
   --interval-ms <n>       progress --watch: how often to read the counts (default: 1000)
   --timeout-ms <n>        How long to wait for Redis (default: 5000)
@@ -37,7 +43,8 @@ Options:
 
 Exit status: 0 on success (progress --watch: once the run has completed), 1 when nothing is found:
 no such run, no payout of unknown outcome (unknown), or no such unknown payout to resolve; 2 for
-invalid options or when Redis cannot be reached; 130 when progress --watch is stopped with Ctrl-C.`;
+invalid options or when Redis (or the ledger's PostgreSQL) cannot be reached; 130 when progress --watch
+is stopped with Ctrl-C.`;
 
 export type PayoutRunsInvocation = {
   readonly connection: RedisUrlConnection;
@@ -47,6 +54,8 @@ export type PayoutRunsInvocation = {
   readonly prefix: string | undefined;
   readonly limit: number;
   readonly timeoutMs: number;
+  /** Where the ledger is when it is not Redis. */
+  readonly ledger: PostgresLedgerArgument | undefined;
 } & (
   | {
       readonly action: 'progress';
@@ -83,6 +92,9 @@ export function parsePayoutRunsArguments(args: string[], env: NodeJS.ProcessEnv)
       'timeout-ms': { type: 'string' },
       watch: { type: 'boolean' },
       'interval-ms': { type: 'string' },
+      ledger: { type: 'string' },
+      'database-url': { type: 'string' },
+      schema: { type: 'string' },
     },
   });
   if (commandLine === 'help') return 'help';
@@ -111,6 +123,7 @@ export function parsePayoutRunsArguments(args: string[], env: NodeJS.ProcessEnv)
     prefix,
     limit: wholeNumberArgument('--limit', values.limit, 100),
     timeoutMs,
+    ledger: ledgerArgument(values, env),
   };
   if (action === 'progress') {
     if (values.run === undefined) throw new InvalidArgument('progress takes --run <id>');

@@ -2,8 +2,10 @@ import { type CommandOutput, EXIT_USAGE, hiddenIn } from '../../common/command-o
 import { escapeControls } from '../../common/printable.js';
 import { connectionSecretsHidden, describeConnection } from '../../common/redis-url-connection.js';
 import { withDeadline } from '../../common/with-deadline.js';
+import { type PayoutLedgerFactory, PayoutsError } from '../../index.js';
 import { PAYOUT_STATES } from '../payout-state-store.js';
 import { PayoutRunsService } from '../payout-runs.service.js';
+import type { PostgresLedgerArgument } from './ledger-argument.js';
 import { parsePayoutRunsArguments, PAYOUT_RUNS_USAGE, type PayoutRunsInvocation } from './payout-runs-arguments.js';
 import { watchRun, type WatchTerminal } from './watch-run.js';
 
@@ -21,6 +23,15 @@ class RedisUnreachable extends Error {}
 const SILENT = { log() {}, error() {}, warn() {} };
 
 /**
+ * Opens the ledger `--ledger postgres` names. The command line's entry point gives it, loading
+ * `nestjs-payouts/postgres` (and `pg`) only then; it rejects with a message to print, such as what to install.
+ */
+export type LedgerOpener = (
+  ledger: PostgresLedgerArgument,
+  timeoutMs: number,
+) => Promise<{ factory: PayoutLedgerFactory; close(): Promise<void> }>;
+
+/**
  * Runs `nestjs-payouts payout-runs …` and resolves with the process exit status; a bad command line throws
  * `InvalidArgument`. `terminal` is asked for only by `progress --watch`, which draws on it and stops on Ctrl-C.
  */
@@ -29,6 +40,7 @@ export async function runPayoutRunsCommand(
   output: CommandOutput,
   env: NodeJS.ProcessEnv,
   terminal: () => WatchTerminal & { close(): void } = processTerminal,
+  openLedger?: LedgerOpener,
 ): Promise<number> {
   const parsed = parsePayoutRunsArguments(args, env);
   if (parsed === 'help') {
@@ -37,25 +49,60 @@ export async function runPayoutRunsCommand(
   }
   // The URL's credentials never reach the output, whatever an error message echoes.
   output = hiddenIn(output, connectionSecretsHidden(parsed.connection));
+  if (parsed.ledger) output = hiddenIn(output, databasePasswordHidden(parsed.ledger));
+  let ledger: Awaited<ReturnType<LedgerOpener>> | undefined;
+  if (parsed.ledger) {
+    try {
+      ledger = await openLedger!(parsed.ledger, parsed.timeoutMs);
+    } catch (error) {
+      output.err(`Error: ${printed(error instanceof Error ? error.message : String(error))}`);
+      return EXIT_USAGE;
+    }
+  }
   const where =
     `the payout runs of ${printed(parsed.account ?? 'the unnamed account')} ` +
     `at ${printed(describeConnection(parsed.connection))}`;
-  const runs = new PayoutRunsService(parsed.config, parsed.account ?? 'default', SILENT);
+  const config = ledger ? { ...parsed.config, ledger: ledger.factory } : parsed.config;
+  const runs = new PayoutRunsService(config, parsed.account ?? 'default', SILENT);
   const errors: Error[] = [];
   runs.queue.on('error', (error) => errors.push(error));
   const unreachable = () => new RedisUnreachable(errors[0]?.message ?? 'no reply');
   try {
+    // The ledger's schema is checked first, as at an app's boot.
+    await withDeadline(runs.onModuleInit(), parsed.timeoutMs, unreachable);
     if (parsed.action === 'progress' && parsed.watch) {
       const read = () => withDeadline(runs.progress(parsed.runId), parsed.timeoutMs, unreachable);
       return await watch(parsed.runId, read, parsed.intervalMs, where, output, terminal);
     }
     return await withDeadline(perform(runs, parsed, where, output), parsed.timeoutMs, unreachable);
   } catch (error) {
+    if (error instanceof PayoutsError) {
+      output.err(`Error: ${printed(error.message)}`);
+      return EXIT_USAGE;
+    }
     const reason = error instanceof RedisUnreachable ? error.message : (errors[0]?.message ?? String(error));
     output.err(`Error: cannot reach Redis for ${where} (${printed(reason)}).`);
     return EXIT_USAGE;
   } finally {
     await withDeadline(runs.queue.close(), 1000, () => new Error('timeout')).catch(() => runs.queue.disconnect());
+    await ledger?.close();
+  }
+}
+
+/** The database URL's password never reaches the output either. */
+function databasePasswordHidden({ databaseUrl }: PostgresLedgerArgument): (line: string) => string {
+  const { password } = new URL(databaseUrl);
+  const secrets = [password, safeDecode(password)].filter(
+    (secret): secret is string => secret !== undefined && secret.length >= 4,
+  );
+  return (line) => secrets.reduce((shown, secret) => shown.split(secret).join('redacted'), line);
+}
+
+function safeDecode(value: string): string | undefined {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return undefined;
   }
 }
 

@@ -1,0 +1,70 @@
+import type { PackageLogger } from '../common/package-logger.js';
+import type { CreatePayoutRequest } from '../index.js';
+import { payoutJobId } from './payout-job.js';
+import type { PayoutRunsService } from './payout-runs.service.js';
+
+/** Payouts checked per page. */
+const PAGE = 500;
+
+/**
+ * With a durable ledger, the ledger outlives the queue's jobs: Redis restarted without its last second of writes, or
+ * flushed, can lose the job of a payout the ledger still has queued, sending or retrying, which nothing would then
+ * send or park. Every `lockDurationMs`, on instances that run a worker, each such payout unchanged for at least that
+ * long whose job is missing gets its job again, from the request the ledger kept. The job finds what the ledger says:
+ * a payout queued or retrying is sent, one marked sending is parked as unknown, never sent again. Adding a job that
+ * exists changes nothing, so instances repairing at once add each job once.
+ */
+export class PayoutJobRepair {
+  private timer: NodeJS.Timeout | undefined;
+  private repairing: Promise<void> | undefined;
+
+  constructor(
+    private readonly runs: PayoutRunsService,
+    private readonly everyMs: number,
+    private readonly logger: PackageLogger,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.repair(), this.everyMs);
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.repairing;
+  }
+
+  /** One pass, unless one runs already; never rejects. */
+  repair(): Promise<void> {
+    this.repairing ??= this.repairOnce()
+      .catch((error: unknown) => {
+        this.logger.warn(`Could not check the queue jobs of the ledger's payouts: ${(error as Error).message}`);
+      })
+      .finally(() => {
+        this.repairing = undefined;
+      });
+    return this.repairing;
+  }
+
+  private async repairOnce(): Promise<void> {
+    const { store, queue } = this.runs;
+    let after = '';
+    for (;;) {
+      if (this.timer === undefined) return;
+      const page = await store.unsettled!(this.everyMs, after, PAGE);
+      if (page.length === 0) return;
+      const jobs = await Promise.all(page.map((payout) => queue.getJob(payoutJobId(payout.requestId))));
+      const missing = page.filter((_, index) => !jobs[index]);
+      if (missing.length > 0) {
+        await this.runs.addJobs(
+          missing.map(({ request, runId }) => ({ request: request as unknown as CreatePayoutRequest, runId })),
+        );
+        this.logger.warn(
+          `${missing.length} payout(s) of account '${this.runs.account}' had no queue job (Redis lost it); ` +
+            'added again from the ledger: each one marked sending is parked as unknown, not sent again',
+        );
+      }
+      after = page[page.length - 1]!.requestId;
+    }
+  }
+}

@@ -1,0 +1,328 @@
+import { readFileSync } from 'node:fs';
+import { Redis } from 'ioredis';
+import type pg from 'pg';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import {
+  getPayoutsHealthSourceToken,
+  PayoutLedgerUnavailableError,
+  PayoutRequestConflictError,
+  PayoutRunEnqueueError,
+  type PayoutsHealthSource,
+} from 'nestjs-payouts';
+import { payoutLedgerPostgres } from 'nestjs-payouts/postgres';
+import { type PayoutRunsOptions } from 'nestjs-payouts/payout-runs';
+import { ACCESS_TOKEN, API_KEY, payout, type RunsApp, startRunsApp } from '../payout-runs/payout-runs-test-app.js';
+import { eventually } from '../support/eventually.js';
+import { MockPayoutsProvider, type ProviderPlan } from '../support/mock-payouts-provider.js';
+import { describeWithPostgres } from '../support/postgres-suite.js';
+import { PostgresServer } from '../support/postgres-server.js';
+import { describeWithRedis } from '../support/redis-suite.js';
+import { RedisServer } from '../support/redis-server.js';
+import { freshDatabase, rowsOf } from './payout-ledger-test-support.js';
+
+describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
+  describeWithRedis('in one app, against a real PostgreSQL and Redis', () => {
+    let server: PostgresServer;
+    let redis: RedisServer;
+    let provider: MockPayoutsProvider | undefined;
+    const pools: pg.Pool[] = [];
+    const apps: RunsApp[] = [];
+    let prefixes = 0;
+
+    beforeAll(async () => {
+      [server, redis] = await Promise.all([PostgresServer.start(), RedisServer.start()]);
+    });
+    afterAll(async () => {
+      await Promise.all([server?.close(), redis?.close()]);
+    });
+    afterEach(async () => {
+      await Promise.all(apps.splice(0).map((started) => started.app.close()));
+      await Promise.all(pools.splice(0).map((pool) => pool.end()));
+      await provider?.close();
+      provider = undefined;
+    });
+
+    /** A database, a Redis prefix and a provider of the test's own, and an app with its runs on that ledger. */
+    const start = async (plan: ProviderPlan, extra: Partial<PayoutRunsOptions> = {}, ledger = true) => {
+      const { pool } = await freshDatabase(server);
+      pools.push(pool);
+      provider = await MockPayoutsProvider.start(plan, { minLatencyMs: 5, maxLatencyMs: 15 });
+      const started = await startRunsApp(provider.baseUrl, {
+        connection: { host: '127.0.0.1', port: redis.port },
+        prefix: `ledger${++prefixes}`,
+        rateLimit: false,
+        attempts: 3,
+        backoffMs: 20,
+        ...(ledger && { ledger: payoutLedgerPostgres({ pool, migrate: true, timeoutMs: 2000 }) }),
+        ...extra,
+      });
+      apps.push(started);
+      return { ...started, pool, api: provider };
+    };
+    const untilCompleted = (app: RunsApp, runId: string, timeoutMs = 30_000) =>
+      eventually(
+        async () => {
+          const progress = await app.runs.progress(runId);
+          return progress?.completedAt ? progress : undefined;
+        },
+        timeoutMs,
+        `run ${runId} completes`,
+      );
+    const statesOf = async (pool: pg.Pool) =>
+      Object.fromEntries(
+        (await rowsOf(pool, 'SELECT state, count(*)::integer AS n FROM nestjs_payouts.payouts GROUP BY state')).map(
+          (row) => [row.state, row.n],
+        ),
+      );
+
+    it('keeps each payout as a row: its request, state, attempts, outcome, resolution and the time of each step', async () => {
+      const plan: ProviderPlan = (requestId) =>
+        requestId === 'p-refused'
+          ? { kind: 'refused', status: 422 }
+          : requestId === 'p-unknown'
+            ? { kind: 'failed', status: 500 }
+            : { kind: 'created' };
+      const { runs, results, pool } = await start(plan);
+      const items = [
+        ...Array.from({ length: 8 }, (_, i) => payout(`p-${i}`)),
+        payout('p-refused'),
+        payout('p-unknown'),
+      ];
+
+      const first = await runs.enqueue(items, { runId: 'month-end' });
+      const progress = await untilCompleted({ runs } as RunsApp, 'month-end');
+      const again = await runs.enqueue([payout('p-1'), payout('p-2', '99.00')], { runId: 'other' });
+
+      expect(first).toMatchObject({ runId: 'month-end', queued: 10, alreadyQueued: 0, refused: 0 });
+      expect(progress.counts).toEqual({
+        queued: 0,
+        sending: 0,
+        retrying: 0,
+        sent: 8,
+        refused: 1,
+        unknown: 1,
+        total: 10,
+      });
+      expect(again.items.map((item) => item.status)).toEqual(['already-queued', 'refused']);
+      expect(again.items[1]!.status === 'refused' && again.items[1]!.error).toBeInstanceOf(PayoutRequestConflictError);
+      expect(await runs.progress('other')).toBeUndefined();
+      await eventually(async () => (results.completed.length === 1 ? true : undefined), 10_000, 'the run handler');
+      expect(results.completed).toEqual([{ account: 'default', runId: 'month-end', counts: progress.counts }]);
+      expect(results.sent.map((result) => result.requestId).sort()).toEqual(
+        Array.from({ length: 8 }, (_, i) => `p-${i}`),
+      );
+      expect(results.sent[0]).toMatchObject({ outcome: 'sent', attempt: 1, reply: { status: 201 } });
+      expect(results.refused).toMatchObject([{ requestId: 'p-refused', outcome: 'refused', error: { status: 422 } }]);
+      expect(results.unknown).toMatchObject([{ requestId: 'p-unknown', outcome: 'unknown', error: { status: 500 } }]);
+
+      const [stored] = await rowsOf(
+        pool,
+        `SELECT account, run_id, state, attempt, request, fingerprint, outcome, token, queued_at IS NOT NULL AS queued,
+           sending_at IS NOT NULL AS sending, settled_at >= sending_at AND sending_at >= queued_at AS ordered
+         FROM nestjs_payouts.payouts WHERE request_id = 'p-3'`,
+      );
+      expect(stored).toEqual({
+        account: 'default',
+        run_id: 'month-end',
+        state: 'sent',
+        attempt: 1,
+        request: payout('p-3'),
+        fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
+        outcome: { reply: { status: 201, body: { id: 'po_p-3', status: 'pending' } } },
+        token: null,
+        queued: true,
+        sending: true,
+        ordered: true,
+      });
+      const dump = (await rowsOf(pool, 'SELECT p::text AS row FROM nestjs_payouts.payouts p')).map((r) => r.row);
+      expect(dump.join('\n')).not.toContain(ACCESS_TOKEN);
+      expect(dump.join('\n')).not.toContain(API_KEY);
+
+      expect(await runs.listUnknown()).toMatchObject({
+        total: 1,
+        payouts: [{ requestId: 'p-unknown', runId: 'month-end', attempt: 1, error: { status: 500 } }],
+      });
+      expect(
+        await runs.resolveUnknown('p-unknown', 'sent', { by: 'ops@example.com', note: 'seen in the portal' }),
+      ).toBe('resolved');
+      await eventually(async () => (results.sent.length === 9 ? true : undefined), 10_000, 'the sent handler');
+      expect(results.sent[8]).toMatchObject({
+        requestId: 'p-unknown',
+        resolution: { decision: 'sent', by: 'ops@example.com', note: 'seen in the portal', at: expect.any(String) },
+      });
+      expect(
+        await rowsOf(
+          pool,
+          `SELECT state, resolution_decision, resolved_by, resolution_note, resolved_at IS NOT NULL AS at
+           FROM nestjs_payouts.payouts WHERE request_id = 'p-unknown'`,
+        ),
+      ).toEqual([
+        {
+          state: 'sent',
+          resolution_decision: 'sent',
+          resolved_by: 'ops@example.com',
+          resolution_note: 'seen in the portal',
+          at: true,
+        },
+      ]);
+      expect(await runs.listUnknown()).toEqual({ total: 0, payouts: [] });
+      expect(await statesOf(pool)).toEqual({ sent: 9, refused: 1 });
+
+      // The three queries of the guide, as printed there, on this run.
+      const [unknownSql, totalsSql, beneficiarySql] = [
+        ...readFileSync(new URL('../../docs/payout-ledger.md', import.meta.url), 'utf8').matchAll(
+          /```sql\n([\s\S]*?)```/g,
+        ),
+      ].map((match) => match[1]!.replace("'sellers-2025-03'", "'month-end'"));
+      expect(await rowsOf(pool, unknownSql!)).toEqual([]);
+      expect(await rowsOf(pool, totalsSql!)).toEqual([
+        { state: 'refused', currency: 'KES', payouts: '1', amount: '10.00' },
+        { state: 'sent', currency: 'KES', payouts: '9', amount: '90.00' },
+      ]);
+      const paid = await rowsOf(pool, beneficiarySql!);
+      expect(paid).toHaveLength(9);
+      expect(paid.find((row) => row.request_id === 'p-unknown')).toMatchObject({
+        amount: '10.00',
+        currency: 'KES',
+        provider_id: null,
+        resolution_decision: 'sent',
+        resolved_by: 'ops@example.com',
+      });
+      expect(paid.find((row) => row.request_id === 'p-0')).toMatchObject({
+        provider_id: 'po_p-0',
+        resolution_decision: null,
+      });
+    });
+
+    it('PostgreSQL stopped mid-run: enqueue rejects with the typed error, the workers pause, and the run completes after a restart', async () => {
+      const { runs, pool, api, logger } = await start(() => ({ kind: 'created' }), {
+        concurrency: 5,
+        backoffMs: 200,
+        // 300 payouts take 15 s or more: PostgreSQL stops well before the run could end, however busy the machine.
+        rateLimit: { max: 20, durationMs: 1000 },
+        // A payout whose outcome cannot be recorded holds its worker's slot this long before it fails and is parked.
+        lockDurationMs: 3000,
+      });
+      await runs.enqueue(
+        Array.from({ length: 300 }, (_, i) => payout(`s-${i}`)),
+        { runId: 'outage' },
+      );
+      await eventually(async () => (api.requests.length >= 30 ? true : undefined), 30_000, '30 payouts sent');
+
+      await server.stop();
+      let failure: unknown;
+      try {
+        failure = await runs.enqueue([payout('late-1')], { runId: 'late' }).catch((error: unknown) => error);
+        await eventually(
+          async () =>
+            logger.messages('warn').some((line) => line.includes("the account's queue pauses")) ? true : undefined,
+          60_000,
+          'the workers pause',
+        );
+      } finally {
+        // Started again whatever happened, for the specs after this one.
+        await server.restart();
+      }
+      const progress = await untilCompleted({ runs } as RunsApp, 'outage', 60_000);
+
+      expect(failure).toBeInstanceOf(PayoutRunEnqueueError);
+      expect(failure).toMatchObject({
+        runId: 'late',
+        reason: 'error',
+        retrySafe: true,
+        items: [{ index: 0, requestId: 'late-1', status: 'not-queued' }],
+      });
+      const cause = (failure as Error).cause;
+      expect(cause).toBeInstanceOf(PayoutLedgerUnavailableError);
+      expect(cause).toMatchObject({
+        operation: 'record the payouts',
+        reason: 'error',
+        written: 'none',
+        retrySafe: true,
+      });
+      expect((failure as Error).message).toMatch(
+        /^Payout run late was not fully enqueued: The payout ledger could not record the payouts: .+; nothing was written\. Of 1 items, 0 queued, 0 maybe queued, 1 not queued, 0 refused\./,
+      );
+      expect((failure as Error).message).not.toContain(server.dir);
+      expect(progress.counts.sent + progress.counts.refused + progress.counts.unknown).toBe(300);
+      expect(progress.counts.total).toBe(300);
+      const states = await statesOf(pool);
+      expect((states.sent ?? 0) + (states.unknown ?? 0)).toBe(300);
+      expect(Math.max(...api.processedCounts().values())).toBe(1);
+      expect(api.processedCounts().size).toBeGreaterThanOrEqual(states.sent ?? 0);
+      // Enqueued again once PostgreSQL is back: nothing of it had been written.
+      expect(await runs.enqueue([payout('late-1')], { runId: 'late' })).toMatchObject({ queued: 1 });
+    }, 120_000);
+
+    it('gives up on a parked payout once across instances: the ledger records it with the payout', async () => {
+      const reconcile = { lookup: () => 'unknown' as const, settleAfterMs: 0, sweepEveryMs: 100, giveUpAfterMs: 1000 };
+      const first = await start(() => ({ kind: 'failed', status: 500 }), { reconcile });
+      const reconciled = async (app: RunsApp) =>
+        (await app.app.get<PayoutsHealthSource>(getPayoutsHealthSourceToken('payout-runs')).figures!()).reconciled!;
+      await first.runs.enqueue([payout('g-1')], { runId: 'give-up' });
+      await eventually(async () => ((await reconciled(first)).givenUp === 1 ? true : undefined), 20_000, 'a give-up');
+      await first.app.close();
+      apps.splice(apps.indexOf(first), 1);
+
+      const second = await startRunsApp(first.api.baseUrl, {
+        connection: { host: '127.0.0.1', port: redis.port },
+        prefix: `ledger${prefixes}`,
+        rateLimit: false,
+        ledger: payoutLedgerPostgres({ pool: first.pool }),
+        reconcile,
+      });
+      apps.push(second);
+      await eventually(async () => ((await reconciled(second)).unknown >= 3 ? true : undefined), 20_000, 'more sweeps');
+
+      expect(await reconciled(second)).toMatchObject({ givenUp: 0 });
+      expect(second.logger.messages('error').filter((line) => line.includes('giveUpAfterMs'))).toEqual([]);
+      expect(
+        await rowsOf(first.pool, 'SELECT state, given_up_at IS NOT NULL AS given_up FROM nestjs_payouts.payouts'),
+      ).toEqual([{ state: 'unknown', given_up: true }]);
+    }, 60_000);
+
+    it.each([
+      ['postgres', true],
+      ['redis', false],
+    ])(
+      'FLUSHALL in the middle of a run of 2,000 (%s ledger): no request_id reaches the provider twice',
+      async (_name, ledger) => {
+        const { runs, pool, api } = await start(
+          () => ({ kind: 'created' }),
+          { concurrency: 20, lockDurationMs: 1000 },
+          ledger,
+        );
+        const items = Array.from({ length: 2000 }, (_, i) => payout(`f-${i}`));
+        await runs.enqueue(items, { runId: 'flushed' });
+        await eventually(async () => (api.requests.length >= 300 ? true : undefined), 30_000, '300 payouts sent');
+
+        const client = new Redis({ host: '127.0.0.1', port: redis.port });
+        try {
+          await client.flushall();
+        } finally {
+          client.disconnect();
+        }
+
+        if (ledger) {
+          // The ledger rebuilds the lost jobs: every payout ends sent, or unknown where its mark was found.
+          const progress = await untilCompleted({ runs } as RunsApp, 'flushed', 60_000);
+          expect(progress.counts.sent + progress.counts.unknown).toBe(2000);
+          const rows = await rowsOf(pool, 'SELECT request_id, state FROM nestjs_payouts.payouts');
+          const processed = api.processedCounts();
+          expect(
+            rows.filter((row) => row.state === 'sent').every((row) => processed.get(String(row.request_id)) === 1),
+          ).toBe(true);
+          expect(rows.filter((row) => row.state !== 'sent').every((row) => row.state === 'unknown')).toBe(true);
+          expect(processed.size).toBeGreaterThanOrEqual(progress.counts.sent);
+        } else {
+          // Redis held both the jobs and the marks: the payouts not sent yet are gone, none is sent twice.
+          expect(await runs.progress('flushed')).toBeUndefined();
+          expect(api.processedCounts().size).toBeLessThan(2000);
+        }
+        expect(api.processedCounts().size).toBeGreaterThanOrEqual(300);
+        expect(Math.max(...api.processedCounts().values())).toBe(1);
+      },
+      120_000,
+    );
+  });
+});
