@@ -74,16 +74,20 @@ export class PostgresPayoutLedger implements PayoutLedger {
   }
 
   async begin(requestId: string, _runId: string, token: string, takeOver: boolean): Promise<PayoutLedgerBegin> {
-    const [row] = await this.query(
-      'mark a payout as sending',
-      true,
-      `SELECT step, attempt, resolution_decision, resolved_by, resolution_note, resolved_at ` +
-        `FROM ${this.s}.payout_begin($1, $2, $3, $4)`,
-      [this.account, requestId, token, takeOver],
-    );
-    const step = row!.step as 'send' | 'missing' | 'interrupted' | 'settled';
-    if (step !== 'send') return { step };
-    return { step, attempt: Number(row!.attempt), resolution: resolutionOf(row!) };
+    return this.connection('mark a payout as sending', true, async (client) => {
+      const [row] = (
+        await client.query(
+          `SELECT step, attempt, resolution_decision, resolved_by, resolution_note, resolved_at ` +
+            `FROM ${this.s}.payout_begin($1, $2, $3, $4)`,
+          [this.account, requestId, token, takeOver],
+        )
+      ).rows;
+      const step = row!.step as 'send' | 'missing' | 'interrupted' | 'settled';
+      // Settled already: its worker may have stopped between recording the outcome and completing the run.
+      if (step === 'settled') await this.completeRun(client, requestId);
+      if (step !== 'send') return { step };
+      return { step, attempt: Number(row!.attempt), resolution: resolutionOf(row!) };
+    });
   }
 
   async settle(
@@ -93,13 +97,29 @@ export class PostgresPayoutLedger implements PayoutLedger {
     state: 'retrying' | 'sent' | 'refused' | 'unknown',
     outcome: object,
   ): Promise<'settled' | 'completed' | 'lost'> {
-    const [row] = await this.query(
-      'record a payout outcome',
-      true,
-      `SELECT ${this.s}.payout_settle($1, $2, $3, $4, $5::jsonb) AS verdict`,
-      [this.account, requestId, token, state, JSON.stringify(outcome)],
-    );
-    return row!.verdict as 'settled' | 'completed' | 'lost';
+    return this.connection('record a payout outcome', true, async (client) => {
+      const { rows } = await client.query(`SELECT ${this.s}.payout_settle($1, $2, $3, $4, $5::jsonb) AS verdict`, [
+        this.account,
+        requestId,
+        token,
+        state,
+        JSON.stringify(outcome),
+      ]);
+      const verdict = rows[0]!.verdict as 'settled' | 'lost';
+      if (verdict === 'lost' || state === 'retrying') return verdict;
+      // Its own statement, once the outcome is committed (see payout_run_complete). Should it fail, the caller records
+      // the outcome again, which finds it written and asks this again.
+      return this.completeRun(client, requestId);
+    });
+  }
+
+  /** Completes the run of a settled payout when nothing of it is left to send. */
+  private async completeRun(client: PostgresPoolClient, requestId: string): Promise<'settled' | 'completed'> {
+    const { rows } = await client.query(`SELECT ${this.s}.payout_run_complete($1, $2) AS verdict`, [
+      this.account,
+      requestId,
+    ]);
+    return rows[0]!.verdict as 'settled' | 'completed';
   }
 
   async resolve(

@@ -129,7 +129,8 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
         request: payout('p-3'),
         fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
         outcome: { reply: { status: 201, body: { id: 'po_p-3', status: 'pending' } } },
-        token: null,
+        // The attempt that wrote the mark, kept with the outcome it recorded.
+        token: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
         queued: true,
         sending: true,
         ordered: true,

@@ -33,7 +33,7 @@ CREATE TABLE ${s}.payouts (
   PRIMARY KEY (account, request_id)
 );
 COMMENT ON TABLE ${s}.payouts IS 'nestjs-payouts: one row per payout of a run (account, request_id), kept as the audit trail';
-COMMENT ON COLUMN ${s}.payouts.token IS 'The owner of the sending mark: the worker attempt that wrote it';
+COMMENT ON COLUMN ${s}.payouts.token IS 'The worker attempt that wrote the sending mark, kept with the outcome it recorded';
 COMMENT ON COLUMN ${s}.payouts.outcome IS 'The reply ({"reply": {status, body}}) or the error ({"error": {...}}), credentials redacted';
 CREATE INDEX payouts_run ON ${s}.payouts (account, run_id, state);
 CREATE INDEX payouts_unknown ON ${s}.payouts (account, state_since, request_id) WHERE state = 'unknown';
@@ -125,35 +125,58 @@ BEGIN
 END
 $fn$;
 
--- Replaces the mark of p_token ('*': anyone's) with the outcome. The settles of one run take turns (a lock on the
--- run), so that exactly one sees the run with nothing pending and completes it.
+-- Replaces the mark of p_token ('*': anyone's) with the outcome: 'settled', or 'lost' when the mark is not (or no
+-- longer) that token's. The token stays with the outcome, so that a call made again (its reply was lost, the commit
+-- was not) finds the outcome it wrote and answers 'settled' again. Takes no lock but the row's, so that the settles of
+-- a run commit side by side (each waits for its commit to reach the disk, and the waits overlap); whether the run is
+-- complete is asked next, once committed.
 CREATE FUNCTION ${s}.payout_settle(p_account text, p_request_id text, p_token text, p_state text, p_outcome jsonb)
+RETURNS text
+LANGUAGE plpgsql AS $fn$
+#variable_conflict use_column
+BEGIN
+  UPDATE ${s}.payouts p SET state = p_state, outcome = p_outcome, token = p_token, handled = '[]',
+    state_since = now(), completes_run = false,
+    settled_at = CASE WHEN p_state = 'retrying' THEN NULL ELSE now() END
+  WHERE p.account = p_account AND p.request_id = p_request_id AND p.state = 'sending'
+    AND (p_token = '*' OR p.token = p_token);
+  IF FOUND OR EXISTS (
+    SELECT 1 FROM ${s}.payouts p
+    WHERE p.account = p_account AND p.request_id = p_request_id AND p.state = p_state AND p.token = p_token
+  ) THEN
+    RETURN 'settled';
+  END IF;
+  RETURN 'lost';
+END
+$fn$;
+
+-- Completes the run of a settled payout when nothing of it is left to send: 'completed' for the one call that does
+-- (the payout is marked as the one that completed it), 'settled' otherwise. Called after the payout's settle has
+-- committed. The calls of one run take turns (a lock on the run, held only while nothing is written, so its commit
+-- waits for no disk), each reading what is committed once its turn comes: the call after the last settle to commit
+-- sees the run with nothing left, so a run is never left incomplete, and completed_at makes it complete once.
+CREATE FUNCTION ${s}.payout_run_complete(p_account text, p_request_id text)
 RETURNS text
 LANGUAGE plpgsql AS $fn$
 #variable_conflict use_column
 DECLARE
   run text;
 BEGIN
-  SELECT p.run_id INTO run FROM ${s}.payouts p WHERE p.account = p_account AND p.request_id = p_request_id;
-  IF NOT FOUND THEN RETURN 'lost'; END IF;
+  SELECT p.run_id INTO run FROM ${s}.payouts p
+  WHERE p.account = p_account AND p.request_id = p_request_id AND p.state IN ('sent', 'refused', 'unknown');
+  IF NOT FOUND THEN RETURN 'settled'; END IF;
   PERFORM pg_advisory_xact_lock(1346459984, hashtext(p_account || '/' || run));
-  UPDATE ${s}.payouts p SET state = p_state, outcome = p_outcome, token = NULL, handled = '[]', state_since = now(),
-    completes_run = false, settled_at = CASE WHEN p_state = 'retrying' THEN NULL ELSE now() END
-  WHERE p.account = p_account AND p.request_id = p_request_id AND p.state = 'sending'
-    AND (p_token = '*' OR p.token = p_token);
-  IF NOT FOUND THEN RETURN 'lost'; END IF;
-  IF p_state <> 'retrying' AND NOT EXISTS (
+  IF EXISTS (
     SELECT 1 FROM ${s}.payouts p
     WHERE p.account = p_account AND p.run_id = run AND p.state IN ('pending', 'queued', 'sending', 'retrying')
   ) THEN
-    UPDATE ${s}.payout_runs r SET completed_at = now()
-    WHERE r.account = p_account AND r.run_id = run AND r.completed_at IS NULL;
-    IF FOUND THEN
-      UPDATE ${s}.payouts p SET completes_run = true WHERE p.account = p_account AND p.request_id = p_request_id;
-      RETURN 'completed';
-    END IF;
+    RETURN 'settled';
   END IF;
-  RETURN 'settled';
+  UPDATE ${s}.payout_runs r SET completed_at = now()
+  WHERE r.account = p_account AND r.run_id = run AND r.completed_at IS NULL;
+  IF NOT FOUND THEN RETURN 'settled'; END IF;
+  UPDATE ${s}.payouts p SET completes_run = true WHERE p.account = p_account AND p.request_id = p_request_id;
+  RETURN 'completed';
 END
 $fn$;
 

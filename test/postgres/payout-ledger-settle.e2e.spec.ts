@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { PayoutLedger } from 'nestjs-payouts';
+import { payoutLedgerPostgres } from 'nestjs-payouts/postgres';
+import { describeWithPostgres } from '../support/postgres-suite.js';
+import { PostgresServer } from '../support/postgres-server.js';
+import { freshDatabase, rowsOf } from './payout-ledger-test-support.js';
+
+/**
+ * The outcome and the run's completion, on the ledger itself: the outcomes of a run commit side by side, and the run
+ * is completed by a statement of its own once they are committed, exactly once, whatever stops in between.
+ */
+describeWithPostgres('the PostgreSQL ledger: outcomes and run completion (a real PostgreSQL)', () => {
+  let server: PostgresServer;
+  let pool: pg.Pool;
+  let ledger: PayoutLedger;
+
+  beforeAll(async () => {
+    server = await PostgresServer.start({ durable: true });
+    ({ pool } = await freshDatabase(server, 'settle'));
+    ledger = payoutLedgerPostgres({ pool, migrate: true }).create({ account: 'default' });
+    await ledger.open?.();
+  }, 60_000);
+  afterAll(async () => {
+    await ledger?.close?.();
+    await pool?.end();
+    await server?.close();
+  }, 60_000);
+
+  const claimRun = async (runId: string, count: number) => {
+    const items = Array.from({ length: count }, (_, i) => ({
+      requestId: `${runId}-${i}`,
+      fingerprint: `fp-${runId}-${i}`,
+      request: { request_id: `${runId}-${i}` },
+    }));
+    const claims = await ledger.claim(runId, items);
+    expect(claims.map((claim) => claim.verdict)).toEqual(items.map(() => 'queued'));
+    return items.map((item) => item.requestId);
+  };
+  const completedAt = async (runId: string) =>
+    (await rowsOf(pool, 'SELECT completed_at FROM nestjs_payouts.payout_runs WHERE run_id = $1', [runId]))[0]!
+      .completed_at;
+  const completers = async (runId: string) =>
+    (
+      await rowsOf(
+        pool,
+        'SELECT request_id FROM nestjs_payouts.payouts WHERE run_id = $1 AND completes_run ORDER BY 1',
+        [runId],
+      )
+    ).map((row) => row.request_id);
+
+  it('completes a run of 300 exactly once when all its outcomes are recorded at once, 20 connections side by side', async () => {
+    const ids = await claimRun('side-by-side', 300);
+    const tokens = ids.map(() => randomUUID());
+    const begun = await Promise.all(ids.map((id, i) => ledger.begin(id, 'side-by-side', tokens[i]!, false)));
+    expect(begun.every((step) => step.step === 'send')).toBe(true);
+
+    const verdicts = await Promise.all(
+      ids.map((id, i) => ledger.settle(id, 'side-by-side', tokens[i]!, i % 3 === 0 ? 'refused' : 'sent', {})),
+    );
+
+    expect(verdicts.filter((verdict) => verdict === 'completed')).toHaveLength(1);
+    expect(verdicts.filter((verdict) => verdict === 'settled')).toHaveLength(299);
+    const completer = ids[verdicts.indexOf('completed')];
+    expect(await completers('side-by-side')).toEqual([completer]);
+    expect(await completedAt('side-by-side')).toBeInstanceOf(Date);
+    expect((await ledger.counts('side-by-side'))?.counts).toMatchObject({ sent: 200, refused: 100, total: 300 });
+  });
+
+  it('does not complete a run while one of its payouts is retrying, and completes it with that payout', async () => {
+    const [first, second] = await claimRun('with-a-retry', 2);
+    const [t1, t2, t3] = [randomUUID(), randomUUID(), randomUUID()];
+    await ledger.begin(first!, 'with-a-retry', t1, false);
+    await ledger.begin(second!, 'with-a-retry', t2, false);
+
+    expect(await ledger.settle(first!, 'with-a-retry', t1, 'sent', {})).toBe('settled');
+    expect(await ledger.settle(second!, 'with-a-retry', t2, 'retrying', {})).toBe('settled');
+    expect(await completedAt('with-a-retry')).toBeNull();
+
+    expect(await ledger.begin(second!, 'with-a-retry', t3, false)).toMatchObject({ step: 'send', attempt: 2 });
+    expect(await ledger.settle(second!, 'with-a-retry', t3, 'sent', {})).toBe('completed');
+    expect(await completers('with-a-retry')).toEqual([second]);
+  });
+
+  it('answers an outcome recorded again by the same attempt as recorded (its reply was lost), and another attempt as lost', async () => {
+    const [id] = await claimRun('recorded-again', 1);
+    const token = randomUUID();
+    await ledger.begin(id!, 'recorded-again', token, false);
+
+    expect(await ledger.settle(id!, 'recorded-again', token, 'sent', { reply: { status: 201 } })).toBe('completed');
+    // The same call again: the outcome is there, written by this attempt, and the run is complete already.
+    expect(await ledger.settle(id!, 'recorded-again', token, 'sent', { reply: { status: 201 } })).toBe('settled');
+    // Another attempt's outcome, or another outcome, is not this one.
+    expect(await ledger.settle(id!, 'recorded-again', randomUUID(), 'sent', {})).toBe('lost');
+    expect(await ledger.settle(id!, 'recorded-again', token, 'unknown', {})).toBe('lost');
+    expect(await completers('recorded-again')).toEqual([id]);
+    expect((await ledger.read(id!))?.outcome).toBe('{"reply": {"status": 201}}');
+  });
+
+  it('completes the run when the job runs again after its worker stopped between the outcome and the completion', async () => {
+    const [first, last] = await claimRun('stopped-between', 2);
+    const [t1, t2] = [randomUUID(), randomUUID()];
+    await ledger.begin(first!, 'stopped-between', t1, false);
+    await ledger.begin(last!, 'stopped-between', t2, false);
+    expect(await ledger.settle(first!, 'stopped-between', t1, 'sent', {})).toBe('settled');
+    // The last outcome committed by the ledger's own statement, and then nothing: the worker stopped there.
+    await rowsOf(pool, `SELECT nestjs_payouts.payout_settle('default', $1, $2, 'sent', '{}')`, [last, t2]);
+    expect(await completedAt('stopped-between')).toBeNull();
+
+    // BullMQ runs the job again: it finds the outcome, and the run is completed then, by that payout.
+    expect(await ledger.begin(last!, 'stopped-between', randomUUID(), false)).toEqual({ step: 'settled' });
+    expect(await completedAt('stopped-between')).toBeInstanceOf(Date);
+    expect(await ledger.read(last!)).toMatchObject({ state: 'sent', completesRun: true });
+    // And only once: the next time it is found settled, nothing changes.
+    expect(await ledger.begin(last!, 'stopped-between', randomUUID(), false)).toEqual({ step: 'settled' });
+    expect(await completers('stopped-between')).toEqual([last]);
+  });
+});
