@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { type CreatePayoutRequest, getPayoutsServiceToken, PayoutsModule, type PayoutsService } from 'nestjs-payouts';
+import { getPayoutsServiceToken, PayoutsModule, type PayoutsService } from 'nestjs-payouts';
 import {
   getPayoutRunsToken,
   OnPayoutSent,
@@ -12,6 +12,7 @@ import {
 import { payoutLedgerPostgres } from 'nestjs-payouts/postgres';
 import pg from 'pg';
 import { runChild } from '../child-main.js';
+import { benchPayoutRequest, createPayoutLoop, payoutRun, RunCompletion, workerArg } from './bench-payouts.js';
 
 /** 12. A run with the PostgreSQL ledger, beside one with the Redis store and a loop of `createPayout`, in one process. */
 export interface LedgerRunArgs {
@@ -29,55 +30,27 @@ export interface OutboxEnqueueResult {
   readonly transactionMs: number;
 }
 
-const arg = (name: string) => process.argv.find((value) => value.startsWith(`--${name}=`))?.slice(name.length + 3);
 /** Callers of the loop, and each run's worker concurrency. */
-const CONCURRENCY = Number(arg('concurrency'));
-const baseUrl = `http://127.0.0.1:${Number(arg('stub-port'))}`;
-const connection = { host: '127.0.0.1', port: Number(arg('redis-port')) };
+const CONCURRENCY = Number(workerArg('concurrency'));
+const baseUrl = `http://127.0.0.1:${Number(workerArg('stub-port'))}`;
+const connection = { host: '127.0.0.1', port: Number(workerArg('redis-port')) };
 // The ledger's statements and the relay's: a pool as large as the worker's concurrency, and a few more.
-const pool = new pg.Pool({ connectionString: arg('database-url'), max: CONCURRENCY + 8 });
+const pool = new pg.Pool({ connectionString: workerArg('database-url'), max: CONCURRENCY + 8 });
 pool.on('error', () => undefined);
 
-let sequence = 0;
-function payoutRequest(): CreatePayoutRequest {
-  return {
-    payout_method: {
-      type: 'wallet',
-      payment_method: 'mobile_money',
-      beneficiary: { name: 'Amina Njoroge', payout_method_details: { phone_number: '254712345678' } },
-    },
-    amount: { value: '125.50', currency_code: 'KES' },
-    country_code: 'KE',
-    purpose: 'salary_payment',
-    reference: 'March salary',
-    request_id: `bench_${process.pid}_${++sequence}`,
-  };
-}
-
-/** Resolves a run's completion as the sent handlers of its account see each payout. */
+/** Hands each sent payout of either run to the completion the worker waits on. */
 @Injectable()
 class SentCounter {
-  private waiting: { runId: string; left: number; done: () => void } | undefined;
-
-  expect(runId: string, payouts: number): Promise<void> {
-    return new Promise((done) => (this.waiting = { runId, left: payouts, done }));
-  }
+  readonly completion = new RunCompletion();
 
   @OnPayoutSent({ account: 'default' })
   sentWithRedis(result: PayoutRunResult): void {
-    this.count(result);
+    this.completion.count(result);
   }
 
   @OnPayoutSent({ account: 'ledger' })
   sentWithPostgres(result: PayoutRunResult): void {
-    this.count(result);
-  }
-
-  private count(result: PayoutRunResult): void {
-    const waiting = this.waiting;
-    if (waiting?.runId !== result.runId) return;
-    waiting.left -= 1;
-    if (waiting.left === 0) waiting.done();
+    this.completion.count(result);
   }
 }
 
@@ -124,43 +97,21 @@ await runChild(async () => {
   const withRedis = app.get<PayoutRunsService>(getPayoutRunsToken());
   const withPostgres = app.get<PayoutRunsService>(getPayoutRunsToken('ledger'));
   const outbox = app.get<PayoutRunsService>(getPayoutRunsToken('outbox'));
-  const counter = app.get(SentCounter);
-  let runCount = 0;
-
-  /** `CONCURRENCY` callers, each sending its next payout as soon as the last one is answered, until all are sent. */
-  const loop = async (total: number): Promise<void> => {
-    let left = total;
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (left > 0) {
-          left -= 1;
-          const { status } = await payouts.createPayout(payoutRequest());
-          if (status !== 201) throw new Error(`expected 201 from the stub, got ${status}`);
-        }
-      }),
-    );
-  };
-  const run = async (runs: PayoutRunsService, total: number): Promise<void> => {
-    const runId = `bench-${process.pid}-${++runCount}`;
-    const done = counter.expect(runId, total);
-    const enqueued = await runs.enqueue(
-      Array.from({ length: total }, () => payoutRequest()),
-      { runId },
-    );
-    if (enqueued.queued !== total) throw new Error(`queued ${enqueued.queued} of ${total}`);
-    await done;
-  };
+  const { completion } = app.get(SentCounter);
+  const loop = createPayoutLoop(payouts, CONCURRENCY);
+  const runWithRedis = payoutRun(withRedis, completion);
+  const runWithPostgres = payoutRun(withPostgres, completion);
   return {
     commands: {
       run: async (args) => {
         const { mode, payouts: total } = args as LedgerRunArgs;
         const start = performance.now();
-        await (mode === 'loop' ? loop(total) : run(mode === 'redis' ? withRedis : withPostgres, total));
+        await (mode === 'loop' ? loop(total) : mode === 'redis' ? runWithRedis(total) : runWithPostgres(total));
         return { payoutsPerSecond: total / ((performance.now() - start) / 1000) } satisfies LedgerRunResult;
       },
       outbox: async (args) => {
         const items = (args as { items: number }).items;
-        const batch = Array.from({ length: items }, () => payoutRequest());
+        const batch = Array.from({ length: items }, () => benchPayoutRequest());
         const client = await pool.connect();
         try {
           const start = performance.now();

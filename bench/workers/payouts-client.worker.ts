@@ -2,9 +2,10 @@ import 'reflect-metadata';
 import { Injectable, Module } from '@nestjs/common';
 import { HttpModule, HttpService } from '@nestjs/axios';
 import { NestFactory } from '@nestjs/core';
-import { type CreatePayoutRequest, PayoutsModule, PayoutsService } from 'nestjs-payouts';
+import { PayoutsModule, PayoutsService } from 'nestjs-payouts';
 import { firstValueFrom } from 'rxjs';
 import { runChild } from '../child-main.js';
+import { benchPayoutRequest, workerArg } from './bench-payouts.js';
 import { telemetryModeFromArgs, telemetryOption, telemetryProviders } from '../servers/telemetry-args.js';
 import { percentile } from '../stats.js';
 
@@ -29,26 +30,10 @@ export interface ClientRunResult {
 
 const API_KEY = 'bench-api-key';
 const ACCESS_TOKEN = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJiZW5jaCJ9.c2lnbmF0dXJl';
-const stubPort = Number(process.argv.find((arg) => arg.startsWith('--stub-port='))?.slice('--stub-port='.length));
+const stubPort = Number(workerArg('stub-port'));
 const baseUrl = `http://127.0.0.1:${stubPort}`;
 /** `--telemetry=…` as `telemetry-args.ts` says. */
 const telemetry = telemetryModeFromArgs();
-
-let sequence = 0;
-function payoutRequest(): CreatePayoutRequest {
-  return {
-    payout_method: {
-      type: 'wallet',
-      payment_method: 'mobile_money',
-      beneficiary: { name: 'Amina Njoroge', payout_method_details: { phone_number: '254712345678' } },
-    },
-    amount: { value: '125.50', currency_code: 'KES' },
-    country_code: 'KE',
-    purpose: 'salary_payment',
-    reference: 'March salary',
-    request_id: `req_${++sequence}`,
-  };
-}
 
 @Injectable()
 class PayoutClients {
@@ -59,12 +44,12 @@ class PayoutClients {
 
   /** Each client's call, resolving with the reply status. */
   readonly call: Record<PayoutClient, () => Promise<number>> = {
-    createPayout: async () => (await this.payouts.createPayout(payoutRequest())).status,
+    createPayout: async () => (await this.payouts.createPayout(benchPayoutRequest())).status,
     // What a user would write without the package.
     'HttpService.post': async () =>
       (
         await firstValueFrom(
-          this.http.post(`${baseUrl}/payouts`, payoutRequest(), {
+          this.http.post(`${baseUrl}/payouts`, benchPayoutRequest(), {
             headers: {
               'X-API-Key': API_KEY,
               Authorization: `Bearer ${ACCESS_TOKEN}`,

@@ -11,7 +11,6 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { Injectable, Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import { Cluster } from 'ioredis';
 import { PayoutsModule } from 'nestjs-payouts';
 import {
@@ -21,6 +20,7 @@ import {
   OnPayoutSent,
   PayoutRunsModule,
 } from 'nestjs-payouts/payout-runs';
+import { startChildApp } from '../support/child-app.mjs';
 
 const { values: options } = parseArgs({
   options: {
@@ -110,22 +110,4 @@ Reflect.decorate(
   AppModule,
 );
 
-const logger = {
-  log() {},
-  warn() {},
-  debug() {},
-  verbose() {},
-  error: (message) => console.log(`error ${String(message).split('\n')[0]}`),
-  fatal: (message) => console.log(`error ${String(message).split('\n')[0]}`),
-};
-let app;
-try {
-  app = await NestFactory.createApplicationContext(AppModule, { logger, abortOnError: false });
-} catch (error) {
-  console.log(`bootstrap-failed ${String(error.message).split('\n')[0]}`);
-  process.exitCode = 1;
-}
-if (app) {
-  app.enableShutdownHooks();
-  console.log('ready');
-}
+await startChildApp(AppModule);

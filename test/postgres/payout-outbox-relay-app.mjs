@@ -8,11 +8,11 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { Injectable, Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import pg from 'pg';
 import { PayoutsModule } from 'nestjs-payouts';
 import { OnPayoutOutcomeUnknown, OnPayoutSent, PayoutRunsModule } from 'nestjs-payouts/payout-runs';
 import { payoutLedgerPostgres } from 'nestjs-payouts/postgres';
+import { startChildApp } from '../support/child-app.mjs';
 
 const { values: options } = parseArgs({
   options: {
@@ -71,23 +71,4 @@ Reflect.decorate(
   AppModule,
 );
 
-const logger = {
-  log() {},
-  warn() {},
-  debug() {},
-  verbose() {},
-  error: (message) => console.log(`error ${String(message).split('\n')[0]}`),
-  fatal: (message) => console.log(`error ${String(message).split('\n')[0]}`),
-};
-let app;
-try {
-  app = await NestFactory.createApplicationContext(AppModule, { logger, abortOnError: false });
-} catch (error) {
-  console.log(`bootstrap-failed ${String(error.message).split('\n')[0]}`);
-  process.exitCode = 1;
-  await pool.end();
-}
-if (app) {
-  app.enableShutdownHooks();
-  console.log('ready');
-}
+if (!(await startChildApp(AppModule))) await pool.end();

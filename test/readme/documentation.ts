@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The repository's root, where README.md and docs/ live. */
@@ -104,4 +105,34 @@ export function markedBlock(document: string, name: string): MarkedBlock {
 /** The names of the blocks a document marks `<!-- tested: <name> -->`. */
 export function markedBlockNames(document: string): string[] {
   return [...readDocument(document).matchAll(/^<!-- tested: (\S+) -->$/gm)].map((match) => match[1]!);
+}
+
+/**
+ * Compiles the TypeScript files written into `workDir` (a folder inside the repository, so that `nestjs-payouts`
+ * resolves to the built package through its own `exports`, as in an application) with the project's settings, into
+ * `workDir/dist`. Unused names are allowed: a snippet may declare what its guide uses further on.
+ */
+export function compileSnippets(workDir: string, include: string[], timeoutMs: number): void {
+  writeFileSync(
+    join(workDir, 'tsconfig.json'),
+    JSON.stringify({
+      extends: '../tsconfig.json',
+      compilerOptions: {
+        rootDir: '.',
+        outDir: 'dist',
+        noEmit: false,
+        declaration: false,
+        sourceMap: false,
+        paths: {},
+        noUnusedLocals: false,
+        noUnusedParameters: false,
+      },
+      include,
+      exclude: ['dist'],
+    }),
+  );
+  execFileSync(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', join(workDir, 'tsconfig.json')], {
+    encoding: 'utf8',
+    timeout: timeoutMs,
+  });
 }

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,7 +5,7 @@ import { MockPayoutsApi } from 'nestjs-payouts/testing';
 import { runNodeProcess } from '../node-process.js';
 import { describeWithRedis } from '../support/redis-suite.js';
 import { RedisServer } from '../support/redis-server.js';
-import { markedBlock, markedBlockNames, DOCUMENTS, ROOT } from './documentation.js';
+import { compileSnippets, markedBlock, markedBlockNames, DOCUMENTS, ROOT } from './documentation.js';
 
 /*
  * The main snippet of each guide (the block marked `<!-- tested: main -->`), compiled as pasted and booted as an app:
@@ -171,28 +170,7 @@ describe('the main snippet of each guide, booted', () => {
       writeFileSync(join(workDir, folder(document), 'snippet.ts'), markedBlock(document, 'main').code);
       writeFileSync(join(workDir, folder(document), 'run.ts'), runner(setup));
     }
-    writeFileSync(
-      join(workDir, 'tsconfig.json'),
-      JSON.stringify({
-        extends: '../tsconfig.json',
-        compilerOptions: {
-          rootDir: '.',
-          outDir: 'dist',
-          noEmit: false,
-          declaration: false,
-          sourceMap: false,
-          paths: {},
-          noUnusedLocals: false,
-          noUnusedParameters: false,
-        },
-        include: ['**/*.ts'],
-        exclude: ['dist'],
-      }),
-    );
-    execFileSync(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', join(workDir, 'tsconfig.json')], {
-      encoding: 'utf8',
-      timeout: 150_000,
-    });
+    compileSnippets(workDir, ['**/*.ts'], 150_000);
   }, 180_000);
   afterAll(async () => {
     await api?.close();

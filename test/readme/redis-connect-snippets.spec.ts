@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -6,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeWithRedis } from '../support/redis-suite.js';
 import { RedisServer } from '../support/redis-server.js';
 import { type NodeProcessRun, runNodeProcess } from '../node-process.js';
-import { ROOT, typescriptBlocks } from './documentation.js';
+import { compileSnippets, ROOT, typescriptBlocks } from './documentation.js';
 
 /*
  * The Redis snippets of docs/several-instances.md, compiled and run as an app would run them, each in its own Node
@@ -75,26 +74,7 @@ describe('the documented Redis snippets at startup', () => {
     writeFileSync(join(workDir, 'node-redis.ts'), snippet('redis'));
     writeFileSync(join(workDir, 'ioredis.ts'), snippet('ioredis'));
     for (const [client, code] of Object.entries(RUNNERS)) writeFileSync(join(workDir, `run-${client}.ts`), code);
-    writeFileSync(
-      join(workDir, 'tsconfig.json'),
-      JSON.stringify({
-        extends: '../tsconfig.json',
-        compilerOptions: {
-          rootDir: '.',
-          outDir: 'dist',
-          noEmit: false,
-          declaration: false,
-          sourceMap: false,
-          paths: {},
-          noUnusedLocals: false,
-        },
-        include: ['*.ts'],
-      }),
-    );
-    execFileSync(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', join(workDir, 'tsconfig.json')], {
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
+    compileSnippets(workDir, ['*.ts'], 120_000);
   }, 150_000);
   afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 

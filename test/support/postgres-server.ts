@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { accessSync, chownSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { findExecutable } from './redis-server.js';
+import { findExecutable, isExecutable } from './redis-server.js';
 
 const READY_TIMEOUT_MS = 20_000;
 /** The socket's name is `.s.PGSQL.<port>` in the cluster's own directory: the number only names the file. */
@@ -28,15 +28,6 @@ export function findPostgresBin(): string | undefined {
     if (isExecutable(join(bin, 'initdb')) && isExecutable(join(bin, 'postgres'))) return bin;
   }
   return undefined;
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Every server still running, stopped at once (SIGQUIT: its backends too) if the test process exits first. */

@@ -16,14 +16,19 @@ export function findRedisServer(): string | undefined {
 export function findExecutable(name: string): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
     const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // Not in this directory.
-    }
+    if (isExecutable(candidate)) return candidate;
   }
   return undefined;
+}
+
+/** Whether `path` is a file this process may run. */
+export function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Every server still running, killed by PID if the test process exits without stopping them. */
