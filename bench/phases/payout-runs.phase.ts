@@ -14,7 +14,7 @@ const LATENCY = '20-50';
 const ENQUEUED = 10_000;
 /** Most milliseconds to enqueue 10,000 payouts, on a quiet machine. */
 const ENQUEUE_TARGET_MS = 500;
-const MODES: RunsRunArgs['mode'][] = ['run', 'loop'];
+const MODES: RunsRunArgs['mode'][] = ['run', 'bullmq', 'loop'];
 
 /**
  * Item 11: payouts per second of a run (limit off) beside a hand-written loop of `createPayout` with the same
@@ -72,9 +72,17 @@ function report(
   const ratio = spreadOf(
     rounds.map((round) => round.get('run')!.payoutsPerSecond / round.get('loop')!.payoutsPerSecond),
   );
+  const overBare = spreadOf(
+    rounds.map((round) => round.get('run')!.payoutsPerSecond / round.get('bullmq')!.payoutsPerSecond),
+  );
+  const bareOverLoop = spreadOf(
+    rounds.map((round) => round.get('bullmq')!.payoutsPerSecond / round.get('loop')!.payoutsPerSecond),
+  );
   const perSecond = (mode: RunsRunArgs['mode']) =>
     formatCount(spreadOf(rounds.map((round) => round.get(mode)!.payoutsPerSecond)));
   const enqueueMs = spreadOf(enqueues.map((sample) => sample.enqueueMs));
+  const addBulkMs = spreadOf(enqueues.map((sample) => sample.addBulkMs));
+  const overFloor = spreadOf(enqueues.map((sample) => sample.enqueueMs / sample.addBulkMs));
   printTable(
     `Payout runs: ${settings.rounds} rounds of ${payouts} payouts, ${CONCURRENCY} at once, stub answering in ` +
       `${LATENCY} ms (median, lowest–highest round)`,
@@ -82,7 +90,10 @@ function report(
     [
       ['11 run (limit off), payouts/s', perSecond('run')],
       ['11 loop of createPayout, payouts/s', perSecond('loop')],
+      ['11 BullMQ alone, createPayout as its processor, payouts/s', perSecond('bullmq')],
       ['run ÷ loop', formatSpread(ratio), `≥ ${TARGET.toFixed(2)}x`, ratio.median >= TARGET ? 'yes' : 'no'],
+      ['BullMQ alone ÷ loop (the floor of a run)', formatSpread(bareOverLoop)],
+      ['run ÷ BullMQ alone (what the package adds)', formatSpread(overBare)],
       [
         `enqueue ${ENQUEUED} payouts, ms`,
         formatCount(enqueueMs),
@@ -90,6 +101,8 @@ function report(
         enqueueMs.median <= ENQUEUE_TARGET_MS ? 'yes' : 'no',
       ],
       ['enqueue, payouts/s', Math.round(ENQUEUED / (enqueueMs.median / 1000))],
+      [`the floor: BullMQ addBulk of the same ${ENQUEUED} jobs alone, ms`, formatCount(addBulkMs)],
+      ['enqueue ÷ that floor (by time)', formatSpread(overFloor)],
     ],
   );
 }

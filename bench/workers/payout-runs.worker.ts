@@ -1,7 +1,9 @@
 import 'reflect-metadata';
+import { hash } from 'node:crypto';
 import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { getPayoutsServiceToken, PayoutsModule, type PayoutsService } from 'nestjs-payouts';
+import { Queue, Worker } from 'bullmq';
+import { type CreatePayoutRequest, getPayoutsServiceToken, PayoutsModule, type PayoutsService } from 'nestjs-payouts';
 import {
   getPayoutRunsToken,
   OnPayoutSent,
@@ -14,7 +16,8 @@ import { benchPayoutRequest, createPayoutLoop, payoutRun, RunCompletion, workerA
 
 /** 11. A payout run against a hand-written loop of `createPayout` with the same concurrency, in one process. */
 export interface RunsRunArgs {
-  readonly mode: 'run' | 'loop';
+  /** A payout run; BullMQ alone with `createPayout` as its processor, the floor under a run; the hand-written loop. */
+  readonly mode: 'run' | 'bullmq' | 'loop';
   readonly payouts: number;
 }
 
@@ -25,7 +28,18 @@ export interface RunsRunResult {
 export interface EnqueueRunResult {
   readonly items: number;
   readonly enqueueMs: number;
+  /** The floor under `enqueueMs`: BullMQ's `addBulk` of the same jobs alone, in the same chunks, with no claim. */
+  readonly addBulkMs: number;
 }
+
+/** The package's own chunk size and job options (the defaults of `PayoutRunsModule`). */
+const CHUNK = 500;
+const JOB_OPTIONS = {
+  attempts: 5,
+  backoff: { type: 'exponential', delay: 5000 },
+  removeOnComplete: { age: 30 * 86_400 },
+  removeOnFail: { age: 30 * 86_400 },
+};
 
 /** Callers of the loop, and the run's worker concurrency. */
 const CONCURRENCY = Number(workerArg('concurrency'));
@@ -68,12 +82,49 @@ await runChild(async () => {
   const idle = app.get<PayoutRunsService>(getPayoutRunsToken('idle'));
   const loop = createPayoutLoop(payouts, CONCURRENCY);
   const run = payoutRun(runs, app.get(SentCounter).completion);
+  // A queue of its own, which no worker takes jobs from: where the floor of an enqueue is timed.
+  const floor = new Queue('bench-add-bulk-floor', { connection });
+  const addBulkAlone = async (items: number): Promise<number> => {
+    const jobs = Array.from({ length: items }, () => {
+      const request = benchPayoutRequest();
+      const jobId = `payout-${hash('sha256', request.request_id, 'hex')}`;
+      return { name: 'payout', data: { request, runId: 'floor' }, opts: { jobId, ...JOB_OPTIONS } };
+    });
+    const start = performance.now();
+    for (let at = 0; at < jobs.length; at += CHUNK) await floor.addBulk(jobs.slice(at, at + CHUNK));
+    return performance.now() - start;
+  };
+  // BullMQ alone: the same jobs added in the same chunks, a worker of the same concurrency whose processor only sends
+  // the payout, with none of a run's marks, limits or handlers. What a run costs above it is the package's.
+  const bare = new Queue('bench-bare-bullmq', { connection });
+  let bareDone: { left: number; done: () => void } | undefined;
+  const bareWorker = new Worker(
+    'bench-bare-bullmq',
+    async (job) => {
+      const { status } = await payouts.createPayout((job.data as { request: CreatePayoutRequest }).request);
+      if (status !== 201) throw new Error(`expected 201 from the stub, got ${status}`);
+    },
+    { connection, concurrency: CONCURRENCY },
+  );
+  bareWorker.on('completed', () => {
+    if (bareDone && --bareDone.left === 0) bareDone.done();
+  });
+  const bareRun = async (total: number): Promise<void> => {
+    const done = new Promise<void>((resolve) => (bareDone = { left: total, done: resolve }));
+    const jobs = Array.from({ length: total }, () => {
+      const request = benchPayoutRequest();
+      const jobId = `payout-${hash('sha256', request.request_id, 'hex')}`;
+      return { name: 'payout', data: { request, runId: 'bare' }, opts: { jobId, ...JOB_OPTIONS } };
+    });
+    for (let at = 0; at < jobs.length; at += CHUNK) await bare.addBulk(jobs.slice(at, at + CHUNK));
+    await done;
+  };
   return {
     commands: {
       run: async (args) => {
         const { mode, payouts: total } = args as RunsRunArgs;
         const start = performance.now();
-        await (mode === 'run' ? run(total) : loop(total));
+        await (mode === 'run' ? run(total) : mode === 'bullmq' ? bareRun(total) : loop(total));
         return { payoutsPerSecond: total / ((performance.now() - start) / 1000) } satisfies RunsRunResult;
       },
       enqueue: async (args) => {
@@ -81,10 +132,16 @@ await runChild(async () => {
         const batch = Array.from({ length: items }, () => benchPayoutRequest());
         const start = performance.now();
         const enqueued = await idle.enqueue(batch);
+        const enqueueMs = performance.now() - start;
         if (enqueued.queued !== items) throw new Error(`queued ${enqueued.queued} of ${items}`);
-        return { items, enqueueMs: performance.now() - start } satisfies EnqueueRunResult;
+        return { items, enqueueMs, addBulkMs: await addBulkAlone(items) } satisfies EnqueueRunResult;
       },
     },
-    close: () => app.close(),
+    close: async () => {
+      await bareWorker.close();
+      await bare.close();
+      await floor.close();
+      await app.close();
+    },
   };
 });

@@ -18,6 +18,7 @@ import {
   type PayoutsInstrumentation,
   PayoutValidationError,
 } from '../index.js';
+import { isCertainlyValidPayoutRequest } from '../payouts/payout-request-fast-check.js';
 import { validatePayoutRequest } from '../payouts/payout-request-validator.js';
 import { bullmq } from './bullmq-runtime.js';
 import { type PayoutJobData, payoutFingerprint, payoutJobId } from './payout-job.js';
@@ -198,26 +199,22 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
     results: PayoutEnqueueItem[],
   ): Promise<(string | undefined)[]> {
     const fingerprints: (string | undefined)[] = Array.from({ length: items.length });
-    for (let start = 0; start < items.length; start += CHUNK) {
-      const chunk = items.slice(start, start + CHUNK);
-      await Promise.all(
-        chunk.map(async (request, offset) => {
-          const index = start + offset;
-          try {
-            await validatePayoutRequest(request);
-            fingerprints[index] = payoutFingerprint(request);
-          } catch (error) {
-            if (!(error instanceof PayoutValidationError)) throw error;
-            const requestId = (request as { request_id?: unknown } | null)?.request_id;
-            results[index] = {
-              index,
-              requestId: typeof requestId === 'string' ? requestId : undefined,
-              status: 'refused',
-              error,
-            };
-          }
-        }),
-      );
+    for (let index = 0; index < items.length; index++) {
+      const request = items[index]!;
+      try {
+        // An ordinary valid request passes the quick check without a promise; anything else goes through the DTOs.
+        if (!isCertainlyValidPayoutRequest(request)) await validatePayoutRequest(request);
+        fingerprints[index] = payoutFingerprint(request);
+      } catch (error) {
+        if (!(error instanceof PayoutValidationError)) throw error;
+        const requestId = (request as { request_id?: unknown } | null)?.request_id;
+        results[index] = {
+          index,
+          requestId: typeof requestId === 'string' ? requestId : undefined,
+          status: 'refused',
+          error,
+        };
+      }
     }
     return fingerprints;
   }
