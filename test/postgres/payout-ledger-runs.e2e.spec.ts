@@ -106,7 +106,18 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       expect(again.items.map((item) => item.status)).toEqual(['already-queued', 'refused']);
       expect(again.items[1]!.status === 'refused' && again.items[1]!.error).toBeInstanceOf(PayoutRequestConflictError);
       expect(await runs.progress('other')).toBeUndefined();
-      await eventually(async () => (results.completed.length === 1 ? true : undefined), 10_000, 'the run handler');
+      // Each payout's handlers run once its outcome is committed: the other payouts' may follow the run's own.
+      await eventually(
+        async () =>
+          results.completed.length === 1 &&
+          results.sent.length === 8 &&
+          results.refused.length === 1 &&
+          results.unknown.length === 1
+            ? true
+            : undefined,
+        10_000,
+        "the run handler and every payout's handler",
+      );
       expect(results.completed).toEqual([{ account: 'default', runId: 'month-end', counts: progress.counts }]);
       expect(results.sent.map((result) => result.requestId).sort()).toEqual(
         Array.from({ length: 8 }, (_, i) => `p-${i}`),
