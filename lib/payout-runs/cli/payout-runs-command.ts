@@ -84,6 +84,9 @@ export async function runPayoutRunsCommand(
     output.err(`Error: cannot reach Redis for ${where} (${printed(reason)}).`);
     return EXIT_USAGE;
   } finally {
+    // A command answered from the PostgreSQL ledger may end before the queue's connection has finished its start-up
+    // check; bullmq 5 rejects a check cut short by close() with nobody listening, which would end the process.
+    await withDeadline(runs.queue.waitUntilReady(), 1000, () => new Error('timeout')).catch(() => undefined);
     await withDeadline(runs.queue.close(), 1000, () => new Error('timeout')).catch(() => runs.queue.disconnect());
     await ledger?.close();
   }
