@@ -1,25 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const lib = fileURLToPath(new URL('./lib/', import.meta.url));
-const bullmq = JSON.parse(readFileSync(new URL('./node_modules/bullmq/package.json', import.meta.url), 'utf8')) as {
-  version: string;
-};
-
-/**
- * bullmq 5 (the Nest 11 suite's, the oldest release supported) closes a connection whose start-up version check is
- * still in flight by dropping its listeners, so the check's 'Connection is closed.' is rejected with nobody to catch
- * it, from bullmq's own ioredis, when an app stops right after it started; bullmq 6.7 fixed it (see
- * docs/troubleshooting.md). That one error, and only on bullmq 5, is reported but does not fail the run.
- */
-function isBullmq5StartupClose(error: { message?: string; stack?: string }): boolean {
-  return (
-    bullmq.version.startsWith('5.') &&
-    error.message === 'Connection is closed.' &&
-    /bullmq[\\/]node_modules[\\/]ioredis[\\/]/.test(error.stack ?? '')
-  );
-}
 
 export default defineConfig({
   // Nest relies on legacy decorators and emitted parameter types for injection and DTOs.
@@ -36,10 +18,5 @@ export default defineConfig({
     setupFiles: ['reflect-metadata'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
-    onUnhandledError(error) {
-      if (!isBullmq5StartupClose(error)) return;
-      console.warn(`Ignored bullmq 5's unhandled 'Connection is closed.' at shutdown:\n${error.stack}`);
-      return false;
-    },
   },
 });

@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type OnApplicationBootstrap, type OnModuleDestroy, type OnModuleInit, type Type } from '@nestjs/common';
 import type { DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
-import type { Worker } from 'bullmq';
+import type { Queue, Worker } from 'bullmq';
 import { throttledErrorLog } from '../common/throttled-error-log.js';
 import { queueClient } from '../common/bullmq-queue-health.js';
+import { startupCheckSettled } from '../common/startup-check-settled.js';
 import { withDeadline } from '../common/with-deadline.js';
 import {
   type CreatePayoutRequest,
@@ -35,10 +36,8 @@ const REDIS_CHECK_RETRY_MS = 1000;
 class RedisNotYetAnswering extends Error {}
 
 /** Closes a BullMQ queue or worker, or drops its connections when it cannot close within a second. */
-async function closeNow(closable: {
-  close(force?: boolean): Promise<void>;
-  disconnect(): Promise<void>;
-}): Promise<void> {
+async function closeNow(closable: Queue | Worker): Promise<void> {
+  await startupCheckSettled(closable);
   await withDeadline(closable.close(true), 1000, () => new Error('timeout')).catch(() => closable.disconnect());
 }
 
@@ -84,6 +83,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
     if (!(payouts instanceof PayoutsService)) {
       // Nest calls no shutdown hook after a failed bootstrap: the queue's connection would keep the process alive.
       const { queue } = this.runs;
+      await startupCheckSettled(queue);
       await withDeadline(queue.close(), 1000, () => new Error('timeout')).catch(() => queue.disconnect());
       throw new PayoutsConfigError(
         'account',
@@ -284,6 +284,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
     if (!worker) return;
     this.worker = undefined;
     const { shutdownTimeoutMs } = this.config;
+    await startupCheckSettled(worker);
     try {
       // Idle, nothing needs waiting for: a forced close, as BullMQ's waiting one sits out a rate-limit pause (a
       // provider's Retry-After) first. A payout fetched meanwhile keeps its lock, and another worker takes it up.

@@ -1,6 +1,7 @@
 import { type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
 import { pingQueue, queueFigures, workerState } from '../common/bullmq-queue-health.js';
 import { type JobsOptions, Queue, Worker } from 'bullmq';
+import { startupCheckSettled } from '../common/startup-check-settled.js';
 import { withDeadline } from '../common/with-deadline.js';
 import {
   type DispatchedNotification,
@@ -142,6 +143,7 @@ export class QueueNotificationDispatcher
     if (!worker) return;
     this.worker = undefined;
     const { shutdownTimeoutMs } = this.config;
+    await startupCheckSettled(worker);
     const closed = worker.close().then(
       () => true,
       () => true,
@@ -168,6 +170,7 @@ export class QueueNotificationDispatcher
 
   /** After the HTTP server has closed, so the adds of the last requests complete first. */
   async onApplicationShutdown(): Promise<void> {
+    await startupCheckSettled(this.queue);
     await withDeadline(this.queue.close(), QUEUE_CLOSE_TIMEOUT_MS, () => new Error('timeout')).catch(() => undefined);
   }
 
