@@ -15,13 +15,14 @@ interface StartingBullmqObject {
  * (connected, Redis's version read), or after `STARTUP_CHECK_WAIT_MS`; never rejects. Called before each close:
  * bullmq 5 drops a connection's listeners when it closes, so a check cut short by close() is rejected with nobody
  * listening, an unhandled rejection that ends the process (bullmq 6.7 waits for the check itself). A connection that
- * fails or is lost meanwhile ends the wait at once: Redis is away, the check cannot finish, and on bullmq 5 closing
- * before the connection's next attempt fails is what leaves nothing rejected with nobody listening. Shutdown
- * neither hangs nor throws for it.
+ * fails meanwhile ends the wait: Redis is away and the check cannot finish. It ends on the next turn of the event loop
+ * after the failure, whose timers run once the failed socket's close callbacks have: the client then waits to try
+ * again, and a check closed then is left pending, never rejected with the failure, while one closed in the middle of a
+ * failing attempt would be. Shutdown neither hangs nor throws for it.
  */
 export async function startupCheckSettled(bullmqObject: StartingBullmqObject): Promise<void> {
   let connectionFailed!: () => void;
-  const failed = new Promise<void>((resolve) => (connectionFailed = resolve));
+  const failed = new Promise<void>((resolve) => (connectionFailed = () => setTimeout(resolve, 0)));
   bullmqObject.once('error', connectionFailed);
   bullmqObject.once('ioredis:close', connectionFailed);
   try {
