@@ -20,7 +20,8 @@ describeWithPostgres('the PostgreSQL ledger: outcomes and run completion (a real
   beforeAll(async () => {
     server = await PostgresServer.start({ durable: true });
     ({ pool } = await freshDatabase(server, 'settle'));
-    ledger = payoutLedgerPostgres({ pool, migrate: true }).create({ account: 'default' });
+    // Generous: one test holds an outcome's transaction open while the completion waits for it.
+    ledger = payoutLedgerPostgres({ pool, migrate: true, timeoutMs: 60_000 }).create({ account: 'default' });
     await ledger.open?.();
   }, 60_000);
   afterAll(async () => {
