@@ -41,6 +41,20 @@ const JOB_OPTIONS = {
   removeOnFail: { age: 30 * 86_400 },
 };
 
+/** Jobs as a run adds them (name, data, options, an id hashed from the `request_id`), without a run's claims. */
+function payoutJobs(count: number, runId: string) {
+  return Array.from({ length: count }, () => {
+    const request = benchPayoutRequest();
+    const jobId = `payout-${hash('sha256', request.request_id, 'hex')}`;
+    return { name: 'payout', data: { request, runId }, opts: { jobId, ...JOB_OPTIONS } };
+  });
+}
+
+/** Adds `jobs` in the package's chunks, one `addBulk` after another. */
+async function addInChunks(queue: Queue, jobs: ReturnType<typeof payoutJobs>): Promise<void> {
+  for (let at = 0; at < jobs.length; at += CHUNK) await queue.addBulk(jobs.slice(at, at + CHUNK));
+}
+
 /** Callers of the loop, and the run's worker concurrency. */
 const CONCURRENCY = Number(workerArg('concurrency'));
 const baseUrl = `http://127.0.0.1:${Number(workerArg('stub-port'))}`;
@@ -85,13 +99,9 @@ await runChild(async () => {
   // A queue of its own, which no worker takes jobs from: where the floor of an enqueue is timed.
   const floor = new Queue('bench-add-bulk-floor', { connection });
   const addBulkAlone = async (items: number): Promise<number> => {
-    const jobs = Array.from({ length: items }, () => {
-      const request = benchPayoutRequest();
-      const jobId = `payout-${hash('sha256', request.request_id, 'hex')}`;
-      return { name: 'payout', data: { request, runId: 'floor' }, opts: { jobId, ...JOB_OPTIONS } };
-    });
+    const jobs = payoutJobs(items, 'floor');
     const start = performance.now();
-    for (let at = 0; at < jobs.length; at += CHUNK) await floor.addBulk(jobs.slice(at, at + CHUNK));
+    await addInChunks(floor, jobs);
     return performance.now() - start;
   };
   // BullMQ alone: the same jobs added in the same chunks, a worker of the same concurrency whose processor only sends
@@ -111,12 +121,7 @@ await runChild(async () => {
   });
   const bareRun = async (total: number): Promise<void> => {
     const done = new Promise<void>((resolve) => (bareDone = { left: total, done: resolve }));
-    const jobs = Array.from({ length: total }, () => {
-      const request = benchPayoutRequest();
-      const jobId = `payout-${hash('sha256', request.request_id, 'hex')}`;
-      return { name: 'payout', data: { request, runId: 'bare' }, opts: { jobId, ...JOB_OPTIONS } };
-    });
-    for (let at = 0; at < jobs.length; at += CHUNK) await bare.addBulk(jobs.slice(at, at + CHUNK));
+    await addInChunks(bare, payoutJobs(total, 'bare'));
     await done;
   };
   return {

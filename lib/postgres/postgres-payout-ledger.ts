@@ -105,8 +105,8 @@ export class PostgresPayoutLedger implements PayoutLedger {
         state,
         JSON.stringify(outcome),
       ]);
-      const verdict = rows[0]!.verdict as 'settled' | 'lost';
-      if (verdict === 'lost' || state === 'retrying') return verdict;
+      const verdict = rows[0]!.verdict as 'settled' | 'last' | 'lost';
+      if (verdict !== 'last') return verdict;
       // Its own statement, once the outcome is committed (see payout_run_complete). Should it fail, the caller records
       // the outcome again, which finds it written and asks this again.
       return this.completeRun(client, requestId);

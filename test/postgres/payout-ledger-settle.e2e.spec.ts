@@ -5,6 +5,7 @@ import type { PayoutLedger } from 'nestjs-payouts';
 import { payoutLedgerPostgres } from 'nestjs-payouts/postgres';
 import { describeWithPostgres } from '../support/postgres-suite.js';
 import { PostgresServer } from '../support/postgres-server.js';
+import { eventually } from '../support/eventually.js';
 import { freshDatabase, rowsOf } from './payout-ledger-test-support.js';
 
 /**
@@ -19,7 +20,8 @@ describeWithPostgres('the PostgreSQL ledger: outcomes and run completion (a real
   beforeAll(async () => {
     server = await PostgresServer.start({ durable: true });
     ({ pool } = await freshDatabase(server, 'settle'));
-    ledger = payoutLedgerPostgres({ pool, migrate: true }).create({ account: 'default' });
+    // Generous: one test holds an outcome's transaction open while the completion waits for it.
+    ledger = payoutLedgerPostgres({ pool, migrate: true, timeoutMs: 60_000 }).create({ account: 'default' });
     await ledger.open?.();
   }, 60_000);
   afterAll(async () => {
@@ -66,6 +68,47 @@ describeWithPostgres('the PostgreSQL ledger: outcomes and run completion (a real
     expect(await completers('side-by-side')).toEqual([completer]);
     expect(await completedAt('side-by-side')).toBeInstanceOf(Date);
     expect((await ledger.counts('side-by-side'))?.counts).toMatchObject({ sent: 200, refused: 100, total: 300 });
+  });
+
+  it('completes the run after an outcome still being committed when the last payout was sent, recorded while it waited', async () => {
+    const [first, last] = await claimRun('still-committing', 2);
+    const [t1, t2] = [randomUUID(), randomUUID()];
+    await ledger.begin(first!, 'still-committing', t1, false);
+    // The first outcome is recorded in a transaction left open: it saw the other payout waiting to be sent, so it
+    // leaves the question of the run to that payout's outcome.
+    const slow = await pool.connect();
+    try {
+      await slow.query('BEGIN');
+      const { rows } = await slow.query(`SELECT nestjs_payouts.payout_settle('default', $1, $2, 'sent', '{}') AS v`, [
+        first,
+        t1,
+      ]);
+      expect(rows[0].v).toBe('settled');
+
+      await ledger.begin(last!, 'still-committing', t2, false);
+      // The last one finds nothing waiting to be sent and asks whether the run is complete: the question waits for
+      // the first outcome's commit rather than reading it as still sending.
+      const settling = ledger.settle(last!, 'still-committing', t2, 'sent', {});
+      await eventually(
+        async () =>
+          (
+            await rowsOf(
+              pool,
+              `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = ` +
+                `(SELECT oid FROM pg_database WHERE datname = current_database())`,
+            )
+          ).length === 1 || undefined,
+        10_000,
+        'the completion waiting for the open outcome',
+      );
+      expect(await completedAt('still-committing')).toBeNull();
+      await slow.query('COMMIT');
+
+      expect(await settling).toBe('completed');
+      expect(await completers('still-committing')).toEqual([last]);
+    } finally {
+      slow.release();
+    }
   });
 
   it('does not complete a run while one of its payouts is retrying, and completes it with that payout', async () => {

@@ -125,36 +125,50 @@ BEGIN
 END
 $fn$;
 
--- Replaces the mark of p_token ('*': anyone's) with the outcome: 'settled', or 'lost' when the mark is not (or no
--- longer) that token's. The token stays with the outcome, so that a call made again (its reply was lost, the commit
--- was not) finds the outcome it wrote and answers 'settled' again. Takes no lock but the row's, so that the settles of
--- a run commit side by side (each waits for its commit to reach the disk, and the waits overlap); whether the run is
--- complete is asked next, once committed.
+-- Replaces the mark of p_token ('*': anyone's) with the outcome: 'lost' when the mark is not (or no longer) that
+-- token's; 'settled'; or 'last' when no other payout of its run waits to be sent, and the caller then asks
+-- payout_run_complete once this commits. The token stays with the outcome, so that a call made again (its reply was
+-- lost, the commit was not) finds the outcome it wrote and answers as before. The settles of a run commit side by
+-- side (each waits for its commit to reach the disk, and the waits overlap): each holds the run's lock shared until
+-- it commits, which payout_run_complete takes whole, so the completion waits for every outcome recorded before it.
 CREATE FUNCTION ${s}.payout_settle(p_account text, p_request_id text, p_token text, p_state text, p_outcome jsonb)
 RETURNS text
 LANGUAGE plpgsql AS $fn$
 #variable_conflict use_column
+DECLARE
+  run text;
 BEGIN
   UPDATE ${s}.payouts p SET state = p_state, outcome = p_outcome, token = p_token, handled = '[]',
     state_since = now(), completes_run = false,
     settled_at = CASE WHEN p_state = 'retrying' THEN NULL ELSE now() END
   WHERE p.account = p_account AND p.request_id = p_request_id AND p.state = 'sending'
-    AND (p_token = '*' OR p.token = p_token);
-  IF FOUND OR EXISTS (
+    AND (p_token = '*' OR p.token = p_token)
+  RETURNING p.run_id INTO run;
+  IF NOT FOUND THEN
+    SELECT p.run_id INTO run FROM ${s}.payouts p
+    WHERE p.account = p_account AND p.request_id = p_request_id AND p.state = p_state AND p.token = p_token;
+    IF NOT FOUND THEN RETURN 'lost'; END IF;
+  END IF;
+  IF p_state = 'retrying' THEN RETURN 'settled'; END IF;
+  PERFORM pg_advisory_xact_lock_shared(1346459984, hashtext(p_account || '/' || run));
+  -- Read after the lock is taken (a statement of its own, so a snapshot of its own). A payout still to be sent will
+  -- record its outcome after this, and its call, or a later one, asks. The call whose read comes last finds none
+  -- waiting, and its question waits for the outcomes of every call that read before it.
+  IF EXISTS (
     SELECT 1 FROM ${s}.payouts p
-    WHERE p.account = p_account AND p.request_id = p_request_id AND p.state = p_state AND p.token = p_token
+    WHERE p.account = p_account AND p.run_id = run AND p.state IN ('pending', 'queued', 'retrying')
   ) THEN
     RETURN 'settled';
   END IF;
-  RETURN 'lost';
+  RETURN 'last';
 END
 $fn$;
 
 -- Completes the run of a settled payout when nothing of it is left to send: 'completed' for the one call that does
 -- (the payout is marked as the one that completed it), 'settled' otherwise. Called after the payout's settle has
--- committed. The calls of one run take turns (a lock on the run, held only while nothing is written, so its commit
--- waits for no disk), each reading what is committed once its turn comes: the call after the last settle to commit
--- sees the run with nothing left, so a run is never left incomplete, and completed_at makes it complete once.
+-- committed. It takes the run's lock whole, so it waits for every settle that holds it shared (their outcomes are
+-- committed when it reads), and the calls of one run take turns; the lock is held while nothing is written but the
+-- completion, so its commit waits for no disk otherwise. completed_at makes a run complete once.
 CREATE FUNCTION ${s}.payout_run_complete(p_account text, p_request_id text)
 RETURNS text
 LANGUAGE plpgsql AS $fn$
