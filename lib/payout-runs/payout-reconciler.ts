@@ -119,6 +119,10 @@ export class PayoutReconciler implements OnApplicationBootstrap, OnModuleDestroy
     const job = await queue.getJob(payoutJobId(requestId));
     const data = job && readPayoutJobData(job.data);
     if (!data) return 'parked';
+    // Its job still runs (the handlers of its unknown outcome, on a slow machine): no decision could be recorded yet,
+    // so it is not looked up now, but on a later sweep, once the job has ended.
+    const jobState = await job.getState();
+    if (jobState !== 'completed' && jobState !== 'failed') return 'parked';
     const what = `Payout ${printable(requestId)} of run ${printable(record.runId)}`;
     const answer = await this.lookUp(reconcile, data.request, {
       account,

@@ -190,6 +190,47 @@ describeWithRedis('unknown outcomes reconciled by a lookup', () => {
     }
   });
 
+  it('looks a parked payout up only once its job has ended, not while its unknown handler still runs', async () => {
+    mock = await MockPayoutsApi.start({ apiKey: API_KEY, accessToken: ACCESS_TOKEN });
+    mock.fail({ when: { method: 'POST' }, times: 2 }, MockFault.resetAfterCommit());
+    const lookups: string[] = [];
+    const started = await start(`reconcile${++prefixes}`, {
+      // 'still-1' stays parked, so that every sweep looks it up: its lookups count the sweeps.
+      lookup: async (request, context) => {
+        lookups.push(request.request_id);
+        return request.request_id === 'still-1' ? 'unknown' : statusLookup(request, context);
+      },
+      settleAfterMs: 0,
+      sweepEveryMs: 100,
+    });
+    let release!: () => void;
+    started.results.holdUnknown.set('held-1', new Promise<void>((resolve) => (release = resolve)));
+    const sweepsSeen = () => lookups.filter((id) => id === 'still-1').length;
+
+    try {
+      await started.runs.enqueue([payout('still-1'), payout('held-1')], { runId: 'held' });
+      await eventually(
+        async () => (started.results.unknownCalled.includes('held-1') ? true : undefined),
+        30_000,
+        "held-1's unknown handler is running",
+      );
+      // Two whole sweeps while held-1 is parked and its job still runs.
+      const before = sweepsSeen();
+      await eventually(async () => (sweepsSeen() >= before + 2 ? true : undefined), 30_000, 'two more sweeps');
+      expect(lookups).not.toContain('held-1');
+    } finally {
+      release();
+    }
+    await eventually(
+      async () => (started.results.sent.some((result) => result.requestId === 'held-1') ? true : undefined),
+      30_000,
+      'held-1 is resolved as sent once its job has ended',
+    );
+    expect(lookups.filter((id) => id === 'held-1')).toEqual(['held-1']);
+    expect(started.logger.lines.filter((line) => line.includes('left as it is'))).toEqual([]);
+    expect(committedPerRequestId().get('held-1')).toBe(1);
+  });
+
   it('never resolves one payout twice when two instances sweep at once', async () => {
     mock = await MockPayoutsApi.start({ apiKey: API_KEY, accessToken: ACCESS_TOKEN });
     const ids = Array.from({ length: 20 }, (_, index) => `twice-${index}`);

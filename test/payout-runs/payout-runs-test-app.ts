@@ -29,6 +29,10 @@ export class RecordedResults {
   failUnknown = 0;
   /** The sent handler's next call keeps the event loop busy this long first, as a loaded machine can. */
   starveOnSentMs = 0;
+  /** The unknown handler of a `request_id` listed here waits for its promise: the payout's job runs until then. */
+  readonly holdUnknown = new Map<string, Promise<void>>();
+  /** The `request_id`s whose unknown handler has been called. */
+  readonly unknownCalled: string[] = [];
 
   @OnPayoutSent()
   onSent(result: PayoutRunResult): void {
@@ -49,7 +53,9 @@ export class RecordedResults {
   }
 
   @OnPayoutOutcomeUnknown()
-  onUnknown(result: PayoutRunResult): void {
+  async onUnknown(result: PayoutRunResult): Promise<void> {
+    this.unknownCalled.push(result.requestId);
+    await this.holdUnknown.get(result.requestId);
     if (this.failUnknown > 0) {
       this.failUnknown -= 1;
       throw new Error('the ledger is away');
