@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type ServerOptions as HttpsServerOptions } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import { type AddressInfo, connect, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 
 /** One request as the stub received it. */
@@ -106,11 +106,23 @@ function clientCertificateOf(socket: Socket): Pick<RecordedRequest, 'clientCerti
   return peer?.subject ? { clientCertificate: String(peer.subject.CN) } : {};
 }
 
-/** A loopback address where nothing listens, so connecting is refused. */
+let portNineRefused: Promise<void> | undefined;
+
+/**
+ * A loopback address where nothing listens, so connecting is refused: port 9. A port taken with `listen(0)` and closed
+ * again may be handed to another spec's server meanwhile (spec files run side by side on a busy machine), which would
+ * then answer; port 9 lies below the range `listen(0)` picks from, and nothing on a test machine serves it. Checked
+ * once, so that a machine where something does fails here, saying so, rather than in the assertions.
+ */
 export async function refusingBaseUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
+  portNineRefused ??= new Promise<void>((resolve, reject) => {
+    const socket = connect(9, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      reject(new Error('Something listens on 127.0.0.1:9; the specs need nothing there'));
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNREFUSED' ? resolve() : reject(error)));
+  });
+  await portNineRefused;
+  return 'http://127.0.0.1:9';
 }

@@ -59,16 +59,20 @@ export class RedisServer {
   static async start(options: RedisServerOptions = {}): Promise<RedisServer> {
     const executable = findRedisServer();
     if (!executable) throw new Error('redis-server is not installed (on Debian: apt-get install redis-server)');
-    const server = new RedisServer(executable, await freePort(), mkdtempSync(join(tmpdir(), 'payouts-redis-')), [
-      ...(options.args ?? []),
-    ]);
-    try {
-      await server.restart();
-    } catch (error) {
-      await server.close();
-      throw error;
+    // The port was free a moment ago; another spec's server may have taken it since (spec files run side by side),
+    // and then redis-server exits at once (it logs why on its standard output): it is tried again on another port.
+    for (let attempt = 1; ; attempt += 1) {
+      const server = new RedisServer(executable, await freePort(), mkdtempSync(join(tmpdir(), 'payouts-redis-')), [
+        ...(options.args ?? []),
+      ]);
+      try {
+        await server.restart();
+        return server;
+      } catch (error) {
+        await server.close();
+        if (attempt === 3 || !/it exited/.test(String(error))) throw error;
+      }
     }
-    return server;
   }
 
   /** `redis://127.0.0.1:<port>`. */
@@ -121,7 +125,7 @@ export class RedisServer {
   }
 }
 
-/** A port that was free a moment ago; the server fails to start, and says so, in the rare case it was taken since. */
+/** A port that was free a moment ago. */
 async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, '127.0.0.1');
@@ -137,7 +141,7 @@ async function waitUntilAnswering(port: number, child: ChildProcess): Promise<vo
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error('it exited');
-    // Any reply counts, `-NOAUTH` included: the server is up.
+    // Any reply of Redis counts, `-NOAUTH` included: the server is up.
     if (await ping(port)) return;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -149,9 +153,10 @@ function ping(port: number): Promise<boolean> {
     const socket = createConnection({ host: '127.0.0.1', port });
     socket.setTimeout(1000);
     socket.once('connect', () => socket.write('PING\r\n'));
-    socket.once('data', () => {
+    // Redis replies `+PONG` or an error (`-NOAUTH …`); another server that took the port replies otherwise.
+    socket.once('data', (reply: Buffer) => {
       socket.destroy();
-      resolve(true);
+      resolve(reply[0] === 0x2b || reply[0] === 0x2d);
     });
     socket.once('timeout', () => socket.destroy());
     socket.once('error', () => resolve(false));
