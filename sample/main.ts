@@ -110,7 +110,6 @@ async function main(): Promise<void> {
     const httpAdapter = adapter === 'fastify' ? new FastifyAdapter() : new ExpressAdapter();
     const module = redis ? AppModule.withPayoutRuns(redis.url, postgres?.pool) : AppModule;
     const nest = await NestFactory.create(module, httpAdapter, { logger: new SampleLogger(values.serve) });
-    nest.enableShutdownHooks();
     // The notification route sits under the global prefix, like every route of the app.
     if (prefix) nest.setGlobalPrefix(prefix);
     if (!values.serve) {
@@ -132,12 +131,19 @@ async function main(): Promise<void> {
   const route = `http://127.0.0.1:${port}/${path}`;
   print(`   Notification route: ${route}?token=<secret>`);
 
-  const stop = async () => {
-    await app.close();
-    await mock?.close();
-    await redis?.close();
-    await postgres?.close();
-  };
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await app.close();
+      await mock?.close();
+      await redis?.close();
+      await postgres?.close();
+    })());
+  // Ctrl+C (or SIGTERM) stops the app, then the servers the sample started, before the process ends. The sample
+  // handles the signal itself: enableShutdownHooks() would end the process once the app is closed, leaving them.
+  const stopOnSignal = () => void stop().finally(() => process.exit());
+  process.once('SIGINT', stopOnSignal);
+  process.once('SIGTERM', stopOnSignal);
   try {
     await runSteps(app, route, secret, mock, { queued: values.queue!, skipRun, postgres });
   } catch (error) {
@@ -156,14 +162,6 @@ async function main(): Promise<void> {
   }
   print(`Try: npx nestjs-payouts simulate --url "${route}?token=<secret>" --event added`);
   print('Press Ctrl+C to stop.');
-  // The app closes itself on the signal (enableShutdownHooks); the mock API is the sample's to close.
-  const closeServers = () =>
-    void mock
-      ?.close()
-      .then(() => redis?.close())
-      .then(() => postgres?.close());
-  process.once('SIGINT', closeServers);
-  process.once('SIGTERM', closeServers);
 }
 
 /** Queue mode and payout runs need a Redis: the sample starts one of its own, which keeps nothing once stopped. */

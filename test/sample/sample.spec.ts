@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -259,5 +259,13 @@ describe('npm run sample', () => {
     expect(report.delivered).toBe(true);
     expect(stdout).not.toContain(secret);
     await expect.poll(() => stdout).toContain('[PaymentMethodsListener] onAdded: saved card ending 4242');
+
+    // Stopped as Ctrl+C would: the PostgreSQL cluster it started stops with it, and its folder goes.
+    const postgresFolder = / PostgreSQL in (\/\S+), on a Unix socket/.exec(stdout)?.[1];
+    expect(postgresFolder !== undefined).toBe(POSTGRES);
+    const exited = once(child, 'exit');
+    child.kill('SIGINT');
+    await exited;
+    if (postgresFolder) expect(existsSync(postgresFolder)).toBe(false);
   });
 });
