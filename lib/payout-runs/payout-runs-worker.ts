@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type OnApplicationBootstrap, type OnModuleDestroy, type OnModuleInit, type Type } from '@nestjs/common';
 import type { DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
-import type { Queue, Worker } from 'bullmq';
+import type { Worker } from 'bullmq';
 import { throttledErrorLog } from '../common/throttled-error-log.js';
 import { queueClient } from '../common/bullmq-queue-health.js';
-import { startupCheckSettled } from '../common/startup-check-settled.js';
+import { closeBullmq, startupCheckSettled } from '../common/close-bullmq.js';
 import { withDeadline } from '../common/with-deadline.js';
 import {
   type CreatePayoutRequest,
@@ -34,12 +34,6 @@ const REDIS_CHECK_AT_BOOT_MS = 5000;
 const REDIS_CHECK_RETRY_MS = 1000;
 
 class RedisNotYetAnswering extends Error {}
-
-/** Closes a BullMQ queue or worker, or drops its connections when it cannot close within a second. */
-async function closeNow(closable: Queue | Worker): Promise<void> {
-  await startupCheckSettled(closable);
-  await withDeadline(closable.close(true), 1000, () => new Error('timeout')).catch(() => closable.disconnect());
-}
 
 /**
  * The worker of an account's runs, on instances with `worker: true`: it starts once every module is initialised (the
@@ -83,8 +77,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
     if (!(payouts instanceof PayoutsService)) {
       // Nest calls no shutdown hook after a failed bootstrap: the queue's connection would keep the process alive.
       const { queue } = this.runs;
-      await startupCheckSettled(queue);
-      await withDeadline(queue.close(), 1000, () => new Error('timeout')).catch(() => queue.disconnect());
+      await closeBullmq(queue);
       throw new PayoutsConfigError(
         'account',
         `the name of a PayoutsModule registration of the app, but there is none named '${this.runs.account}'`,
@@ -197,7 +190,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
       if (!(error instanceof RedisNotYetAnswering)) {
         // Nest calls no shutdown hook after a failed bootstrap: the connections would keep the process alive.
         this.worker = undefined;
-        await Promise.all([closeNow(worker), closeNow(this.runs.queue)]);
+        await Promise.all([closeBullmq(worker, { force: true }), closeBullmq(this.runs.queue, { force: true })]);
         throw error;
       }
       this.logger.warn(
@@ -209,7 +202,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
         (refusal: Error) => {
           // Kept, closed, so that the liveness check reports it stopped.
           this.logger.error(refusal.message);
-          void closeNow(worker);
+          void closeBullmq(worker, { force: true });
         },
       );
       return;

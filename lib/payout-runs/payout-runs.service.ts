@@ -5,7 +5,7 @@ import { NOOP_INSTRUMENTATION } from '../common/noop-instrumentation.js';
 import { type LogTarget, PackageLogger } from '../common/package-logger.js';
 import { escapeControls, printable } from '../common/printable.js';
 import { throttledErrorLog } from '../common/throttled-error-log.js';
-import { startupCheckSettled } from '../common/startup-check-settled.js';
+import { closeBullmq } from '../common/close-bullmq.js';
 import { withDeadline } from '../common/with-deadline.js';
 import {
   type CreatePayoutRequest,
@@ -148,8 +148,7 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
       await this.store.open?.();
     } catch (error) {
       // Nest calls no shutdown hook after a failed bootstrap: the queue's connection would keep the process alive.
-      await startupCheckSettled(this.queue);
-      await withDeadline(this.queue.close(), 1000, () => new Error('timeout')).catch(() => this.queue.disconnect());
+      await closeBullmq(this.queue);
       throw error;
     }
   }
@@ -436,8 +435,7 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await startupCheckSettled(this.queue);
-    await withDeadline(this.queue.close(), QUEUE_CLOSE_TIMEOUT_MS, () => new Error('timeout')).catch(() => undefined);
+    await closeBullmq(this.queue, { timeoutMs: QUEUE_CLOSE_TIMEOUT_MS });
     await this.store.close?.();
   }
 

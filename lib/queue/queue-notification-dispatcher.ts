@@ -1,7 +1,7 @@
 import { type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
 import { pingQueue, queueFigures, workerState } from '../common/bullmq-queue-health.js';
 import { type JobsOptions, Queue, Worker } from 'bullmq';
-import { startupCheckSettled } from '../common/startup-check-settled.js';
+import { closeBullmq, startupCheckSettled } from '../common/close-bullmq.js';
 import { withDeadline } from '../common/with-deadline.js';
 import {
   type DispatchedNotification,
@@ -170,8 +170,7 @@ export class QueueNotificationDispatcher
 
   /** After the HTTP server has closed, so the adds of the last requests complete first. */
   async onApplicationShutdown(): Promise<void> {
-    await startupCheckSettled(this.queue);
-    await withDeadline(this.queue.close(), QUEUE_CLOSE_TIMEOUT_MS, () => new Error('timeout')).catch(() => undefined);
+    await closeBullmq(this.queue, { timeoutMs: QUEUE_CLOSE_TIMEOUT_MS });
   }
 
   /** One error when a notification has failed for good; a warning for an attempt that is retried. */

@@ -1,7 +1,7 @@
 import { type CommandOutput, EXIT_USAGE, hiddenIn } from '../../common/command-output.js';
 import { escapeControls } from '../../common/printable.js';
 import { connectionSecretsHidden, describeConnection } from '../../common/redis-url-connection.js';
-import { startupCheckSettled } from '../../common/startup-check-settled.js';
+import { closeBullmq } from '../../common/close-bullmq.js';
 import { withDeadline } from '../../common/with-deadline.js';
 import { type PayoutLedgerFactory, PayoutsError } from '../../index.js';
 import { PAYOUT_STATES } from '../payout-state-store.js';
@@ -86,9 +86,8 @@ export async function runPayoutRunsCommand(
     return EXIT_USAGE;
   } finally {
     // A command answered from the PostgreSQL ledger may end before the queue's connection has finished its start-up
-    // check.
-    await startupCheckSettled(runs.queue);
-    await withDeadline(runs.queue.close(), 1000, () => new Error('timeout')).catch(() => runs.queue.disconnect());
+    // check, which closeBullmq waits for.
+    await closeBullmq(runs.queue);
     await ledger?.close();
   }
 }

@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import { type CommandOutput, EXIT_USAGE, hiddenIn } from '../../common/command-output.js';
 import { escapeControls, printable } from '../../common/printable.js';
-import { startupCheckSettled } from '../../common/startup-check-settled.js';
+import { closeBullmq } from '../../common/close-bullmq.js';
 import { withDeadline } from '../../common/with-deadline.js';
 import { missingBullMqPeer } from '../../common/bullmq-peers.js';
 import {
@@ -53,8 +53,7 @@ export async function runQueueCommand(args: string[], output: CommandOutput, env
     output.err(`Error: cannot reach Redis for ${where} (${escapeControls(reason)}).`);
     return EXIT_USAGE;
   } finally {
-    await startupCheckSettled(queue);
-    await withDeadline(queue.close(), 1000, () => new Error('timeout')).catch(() => queue.disconnect());
+    await closeBullmq(queue);
   }
 }
 

@@ -3,11 +3,29 @@ import { withDeadline } from './with-deadline.js';
 /** How long closing a BullMQ queue or worker first waits for its connections' start-up check. */
 export const STARTUP_CHECK_WAIT_MS = 1000;
 
-/** What a BullMQ 5 or 6 `Queue` or `Worker` offers to follow its connections' start-up. */
-interface StartingBullmqObject {
+/** What a BullMQ 5 or 6 `Queue` or `Worker` offers to follow its connections' start-up and to close them. */
+interface BullmqObject {
   waitUntilReady(): Promise<unknown>;
   once(event: 'error' | 'ioredis:close', listener: () => void): unknown;
   off(event: 'error' | 'ioredis:close', listener: () => void): unknown;
+  close(force?: boolean): Promise<void>;
+  disconnect(): Promise<void>;
+}
+
+/**
+ * Closes a BullMQ queue or worker the package created: once its start-up check has settled (see
+ * `startupCheckSettled`), within `timeoutMs`, else its connections are dropped (within as long). Never rejects, so
+ * that a shutdown or a failed bootstrap goes on whatever Redis does.
+ */
+export async function closeBullmq(
+  closable: BullmqObject,
+  { timeoutMs = 1000, force = false }: { timeoutMs?: number; force?: boolean } = {},
+): Promise<void> {
+  const timeout = () => new Error('timeout');
+  await startupCheckSettled(closable);
+  await withDeadline(closable.close(force), timeoutMs, timeout)
+    .catch(() => withDeadline(closable.disconnect(), timeoutMs, timeout))
+    .catch(() => undefined);
 }
 
 /**
@@ -20,7 +38,7 @@ interface StartingBullmqObject {
  * again, and a check closed then is left pending, never rejected with the failure, while one closed in the middle of a
  * failing attempt would be. Shutdown neither hangs nor throws for it.
  */
-export async function startupCheckSettled(bullmqObject: StartingBullmqObject): Promise<void> {
+export async function startupCheckSettled(bullmqObject: BullmqObject): Promise<void> {
   let connectionFailed!: () => void;
   const failed = new Promise<void>((resolve) => (connectionFailed = () => setTimeout(resolve, 0)));
   bullmqObject.once('error', connectionFailed);
