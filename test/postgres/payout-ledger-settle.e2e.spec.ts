@@ -52,6 +52,55 @@ describeWithPostgres('the PostgreSQL ledger: outcomes and run completion (a real
       )
     ).map((row) => row.request_id);
 
+  /** Resolves once a statement waits for a lock of `locktype` (a transaction's locks belong to no database). */
+  const waitingFor = (locktype: string, what: string) =>
+    eventually(
+      async () =>
+        (
+          await rowsOf(
+            pool,
+            `SELECT 1 FROM pg_locks WHERE locktype = $1 AND NOT granted AND (database IS NULL OR database = ` +
+              `(SELECT oid FROM pg_database WHERE datname = current_database()))`,
+            [locktype],
+          )
+        ).length === 1 || undefined,
+      10_000,
+      what,
+    );
+
+  it('writes the sending mark once when two attempts begin a payout at once: the second finds it, or takes it over when told to', async () => {
+    const [first, second] = await claimRun('begun-twice', 2);
+    const slow = await pool.connect();
+    try {
+      for (const [id, takeOver] of [
+        [first!, false],
+        [second!, true],
+      ] as const) {
+        const t1 = randomUUID();
+        // The first attempt's mark, written in a transaction left open.
+        await slow.query('BEGIN');
+        const { rows } = await slow.query(
+          `SELECT step, attempt FROM nestjs_payouts.payout_begin('default', $1, $2, false)`,
+          [id, t1],
+        );
+        expect(rows).toEqual([{ step: 'send', attempt: 1 }]);
+        const again = ledger.begin(id, 'begun-twice', randomUUID(), takeOver);
+        await waitingFor('transactionid', 'the second attempt waiting for the first');
+        await slow.query('COMMIT');
+
+        expect(await again).toEqual(
+          takeOver ? { step: 'send', attempt: 2, resolution: undefined } : { step: 'interrupted' },
+        );
+        expect(await ledger.read(id)).toMatchObject({ state: 'sending', attempt: takeOver ? 2 : 1 });
+        // The first attempt's outcome finds its mark, or finds it taken over.
+        expect(await ledger.settle(id, 'begun-twice', t1, 'sent', {})).toBe(takeOver ? 'lost' : 'settled');
+      }
+      expect(await ledger.begin('never-claimed', 'begun-twice', randomUUID(), false)).toEqual({ step: 'missing' });
+    } finally {
+      slow.release();
+    }
+  });
+
   it('completes a run of 300 exactly once when all its outcomes are recorded at once, 20 connections side by side', async () => {
     const ids = await claimRun('side-by-side', 300);
     const tokens = ids.map(() => randomUUID());
@@ -89,18 +138,7 @@ describeWithPostgres('the PostgreSQL ledger: outcomes and run completion (a real
       // The last one finds nothing waiting to be sent and asks whether the run is complete: the question waits for
       // the first outcome's commit rather than reading it as still sending.
       const settling = ledger.settle(last!, 'still-committing', t2, 'sent', {});
-      await eventually(
-        async () =>
-          (
-            await rowsOf(
-              pool,
-              `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = ` +
-                `(SELECT oid FROM pg_database WHERE datname = current_database())`,
-            )
-          ).length === 1 || undefined,
-        10_000,
-        'the completion waiting for the open outcome',
-      );
+      await waitingFor('advisory', 'the completion waiting for the open outcome');
       expect(await completedAt('still-committing')).toBeNull();
       await slow.query('COMMIT');
 

@@ -99,29 +99,40 @@ END
 $fn$;
 
 -- Writes the sending mark before a request leaves, committed before it leaves: from pending, queued or retrying only.
--- A mark already there means a worker began to send and recorded no outcome: 'interrupted', unless p_take_over.
+-- A mark already there means a worker began to send and recorded no outcome: 'interrupted', unless p_take_over. One
+-- UPDATE, no row lock taken before it: an UPDATE that waited for another's commit checks its WHERE again on the row
+-- that committed, so of two workers that begin the same payout, one sends and the other finds its mark. Should the
+-- row change between an UPDATE that matched nothing and the read that says why (a decision queued it again), the
+-- UPDATE is tried again.
 CREATE FUNCTION ${s}.payout_begin(p_account text, p_request_id text, p_token text, p_take_over boolean)
 RETURNS TABLE (step text, attempt integer, resolution_decision text, resolved_by text, resolution_note text,
   resolved_at text)
 LANGUAGE plpgsql AS $fn$
 #variable_conflict use_column
 DECLARE
-  rec ${s}.payouts%ROWTYPE;
+  current text;
 BEGIN
-  SELECT * INTO rec FROM ${s}.payouts p WHERE p.account = p_account AND p.request_id = p_request_id FOR UPDATE;
-  IF NOT FOUND THEN
-    RETURN QUERY SELECT 'missing', NULL::integer, NULL, NULL, NULL, NULL;
-  ELSIF rec.state IN ('pending', 'queued', 'retrying') OR (rec.state = 'sending' AND p_take_over) THEN
+  LOOP
+    RETURN QUERY
     UPDATE ${s}.payouts p SET state = 'sending', token = p_token, attempt = p.attempt + 1, sending_at = now(),
       state_since = now(), queued_at = coalesce(p.queued_at, now())
-    WHERE p.account = p_account AND p.request_id = p_request_id;
-    RETURN QUERY SELECT 'send', rec.attempt + 1, rec.resolution_decision, rec.resolved_by, rec.resolution_note,
-      to_char(rec.resolved_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
-  ELSIF rec.state = 'sending' THEN
-    RETURN QUERY SELECT 'interrupted', NULL::integer, NULL, NULL, NULL, NULL;
-  ELSE
-    RETURN QUERY SELECT 'settled', NULL::integer, NULL, NULL, NULL, NULL;
-  END IF;
+    WHERE p.account = p_account AND p.request_id = p_request_id
+      AND (p.state IN ('pending', 'queued', 'retrying') OR (p.state = 'sending' AND p_take_over))
+    RETURNING 'send'::text, p.attempt, p.resolution_decision, p.resolved_by, p.resolution_note,
+      to_char(p.resolved_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
+    IF FOUND THEN RETURN; END IF;
+    SELECT p.state INTO current FROM ${s}.payouts p WHERE p.account = p_account AND p.request_id = p_request_id;
+    IF NOT FOUND THEN
+      RETURN QUERY SELECT 'missing'::text, NULL::integer, NULL::text, NULL::text, NULL::text, NULL::text;
+      RETURN;
+    ELSIF current = 'sending' AND NOT p_take_over THEN
+      RETURN QUERY SELECT 'interrupted'::text, NULL::integer, NULL::text, NULL::text, NULL::text, NULL::text;
+      RETURN;
+    ELSIF current IN ('sent', 'refused', 'unknown') THEN
+      RETURN QUERY SELECT 'settled'::text, NULL::integer, NULL::text, NULL::text, NULL::text, NULL::text;
+      RETURN;
+    END IF;
+  END LOOP;
 END
 $fn$;
 
