@@ -24,6 +24,12 @@ export interface PayoutLedgerPostgresOptions {
    * never (the table is the audit trail).
    */
   retentionDays?: number;
+  /**
+   * Prepare the statements each payout runs (its mark, its outcome, its run's completion) once per connection, rather
+   * than have PostgreSQL parse and plan them at every call. Default `true`. `false` behind a pooler in transaction
+   * mode that does not keep prepared statements (PgBouncer before 1.21, or without `max_prepared_statements`).
+   */
+  preparedStatements?: boolean;
 }
 
 /** The options after validation. */
@@ -33,10 +39,18 @@ export interface PayoutLedgerPostgresConfig {
   readonly migrate: boolean;
   readonly timeoutMs: number;
   readonly retentionDays: number | undefined;
+  readonly preparedStatements: boolean;
 }
 
 const OWNER = 'payoutLedgerPostgres';
-const KEYS = optionKeys<PayoutLedgerPostgresOptions>()('pool', 'schema', 'migrate', 'timeoutMs', 'retentionDays');
+const KEYS = optionKeys<PayoutLedgerPostgresOptions>()(
+  'pool',
+  'schema',
+  'migrate',
+  'timeoutMs',
+  'retentionDays',
+  'preparedStatements',
+);
 /** A name PostgreSQL takes unquoted, so that operators type it as it is written here. */
 const SCHEMA = /^[a-z_][a-z0-9_]{0,62}$/;
 
@@ -55,7 +69,7 @@ function resolveOptions(options: PayoutLedgerPostgresOptions): PayoutLedgerPostg
     throw new PayoutsConfigError('options', 'an object with pool', OWNER);
   }
   rejectUnknownKeys(options, KEYS, '', OWNER);
-  const { pool, schema = 'nestjs_payouts', migrate = false } = options;
+  const { pool, schema = 'nestjs_payouts', migrate = false, preparedStatements = true } = options;
   if (pool === null || typeof pool !== 'object' || typeof (pool as { connect?: unknown }).connect !== 'function') {
     throw new PayoutsConfigError(
       'pool',
@@ -67,12 +81,16 @@ function resolveOptions(options: PayoutLedgerPostgresOptions): PayoutLedgerPostg
     throw new PayoutsConfigError('schema', 'a lower-case name of letters, digits and "_", such as "payouts"', OWNER);
   }
   if (typeof migrate !== 'boolean') throw new PayoutsConfigError('migrate', 'true or false', OWNER);
+  if (typeof preparedStatements !== 'boolean') {
+    throw new PayoutsConfigError('preparedStatements', 'true or false', OWNER);
+  }
   return {
     pool,
     schema,
     migrate,
     timeoutMs: whole('timeoutMs', options.timeoutMs, 5000, 100, 600_000)!,
     retentionDays: whole('retentionDays', options.retentionDays, undefined, 1, 100_000),
+    preparedStatements,
   };
 }
 

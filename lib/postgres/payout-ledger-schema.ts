@@ -1,11 +1,16 @@
 import { PayoutLedgerSchemaError } from '../index.js';
 import { PAYOUT_LEDGER_MIGRATIONS, PAYOUT_LEDGER_SCHEMA_VERSION } from './migrations/index.js';
-import type { PostgresPoolClient } from './postgres-pool.js';
+import type { PostgresQueryResult } from './postgres-pool.js';
 
 /** The lock the migrations of one schema take, so that instances starting together apply them once. */
 const MIGRATE_LOCK = 1346459983;
 /** PostgreSQL's codes for a schema or a table that does not exist. */
 const MISSING = new Set(['3F000', '42P01']);
+
+/** A connection of the pool, or the command line's own client: the schema's statements are sent as text. */
+interface SchemaClient {
+  query(text: string, values?: unknown[]): Promise<PostgresQueryResult>;
+}
 
 /** A schema's name as SQL: checked when the options are read, quoted here. */
 export function quotedSchema(schema: string): string {
@@ -16,10 +21,7 @@ export function quotedSchema(schema: string): string {
  * Brings the schema to this package's version in one transaction, under a lock on the schema's name: a second process
  * waits, then finds nothing left to do. A schema newer than this package knows is left alone and refused.
  */
-export async function migratePayoutLedger(
-  client: Pick<PostgresPoolClient, 'query'>,
-  schema: string,
-): Promise<{ from: number; to: number }> {
+export async function migratePayoutLedger(client: SchemaClient, schema: string): Promise<{ from: number; to: number }> {
   const s = quotedSchema(schema);
   await client.query('BEGIN');
   try {
@@ -47,10 +49,7 @@ export async function migratePayoutLedger(
 }
 
 /** Refuses a schema that is missing, older or newer than the one this package writes, naming what to do. */
-export async function checkPayoutLedgerSchema(
-  client: Pick<PostgresPoolClient, 'query'>,
-  schema: string,
-): Promise<void> {
+export async function checkPayoutLedgerSchema(client: SchemaClient, schema: string): Promise<void> {
   let found: number;
   try {
     found = await versionIn(client, quotedSchema(schema));
@@ -63,7 +62,7 @@ export async function checkPayoutLedgerSchema(
   throw new PayoutLedgerSchemaError(schema, problem, found, PAYOUT_LEDGER_SCHEMA_VERSION);
 }
 
-async function versionIn(client: Pick<PostgresPoolClient, 'query'>, s: string): Promise<number> {
+async function versionIn(client: SchemaClient, s: string): Promise<number> {
   const { rows } = await client.query(`SELECT coalesce(max(version), 0)::integer AS version FROM ${s}.schema_version`);
   return Number(rows[0]!.version);
 }

@@ -11,7 +11,7 @@ import type { PayoutLedgerPostgresConfig } from './payout-ledger-postgres.js';
 import { checkPayoutLedgerSchema, migratePayoutLedger, quotedSchema } from './payout-ledger-schema.js';
 import type { PostgresPoolClient } from './postgres-pool.js';
 import { PostgresPayoutOutbox } from './postgres-payout-outbox.js';
-import { withConnection } from './postgres-statement.js';
+import { type LedgerStatement, ledgerStatement, withConnection } from './postgres-statement.js';
 
 const HOUR_MS = 3_600_000;
 const EPOCH_MS = (column: string) => `(extract(epoch FROM ${column}) * 1000)::bigint::text`;
@@ -26,6 +26,8 @@ export class PostgresPayoutLedger implements PayoutLedger {
   readonly durable = true;
   readonly outbox: PostgresPayoutOutbox;
   private readonly s: string;
+  /** The three statements of every payout. */
+  private readonly perPayout: Readonly<Record<'begin' | 'settle' | 'complete', LedgerStatement>>;
   private pruning: NodeJS.Timeout | undefined;
 
   constructor(
@@ -34,6 +36,16 @@ export class PostgresPayoutLedger implements PayoutLedger {
   ) {
     this.s = quotedSchema(config.schema);
     this.outbox = new PostgresPayoutOutbox(config, account);
+    const statement = (purpose: string, text: string) => ledgerStatement(purpose, text, config.preparedStatements);
+    this.perPayout = {
+      begin: statement(
+        'begin',
+        `SELECT step, attempt, resolution_decision, resolved_by, resolution_note, resolved_at ` +
+          `FROM ${this.s}.payout_begin($1, $2, $3, $4)`,
+      ),
+      settle: statement('settle', `SELECT ${this.s}.payout_settle($1, $2, $3, $4, $5::jsonb) AS verdict`),
+      complete: statement('complete', `SELECT ${this.s}.payout_run_complete($1, $2) AS verdict`),
+    };
   }
 
   async open(): Promise<void> {
@@ -76,11 +88,7 @@ export class PostgresPayoutLedger implements PayoutLedger {
   async begin(requestId: string, _runId: string, token: string, takeOver: boolean): Promise<PayoutLedgerBegin> {
     return this.connection('mark a payout as sending', true, async (client) => {
       const [row] = (
-        await client.query(
-          `SELECT step, attempt, resolution_decision, resolved_by, resolution_note, resolved_at ` +
-            `FROM ${this.s}.payout_begin($1, $2, $3, $4)`,
-          [this.account, requestId, token, takeOver],
-        )
+        await client.query({ ...this.perPayout.begin, values: [this.account, requestId, token, takeOver] })
       ).rows;
       const step = row!.step as 'send' | 'missing' | 'interrupted' | 'settled';
       // Settled already: its worker may have stopped between recording the outcome and completing the run.
@@ -98,13 +106,10 @@ export class PostgresPayoutLedger implements PayoutLedger {
     outcome: object,
   ): Promise<'settled' | 'completed' | 'lost'> {
     return this.connection('record a payout outcome', true, async (client) => {
-      const { rows } = await client.query(`SELECT ${this.s}.payout_settle($1, $2, $3, $4, $5::jsonb) AS verdict`, [
-        this.account,
-        requestId,
-        token,
-        state,
-        JSON.stringify(outcome),
-      ]);
+      const { rows } = await client.query({
+        ...this.perPayout.settle,
+        values: [this.account, requestId, token, state, JSON.stringify(outcome)],
+      });
       const verdict = rows[0]!.verdict as 'settled' | 'last' | 'lost';
       if (verdict !== 'last') return verdict;
       // Its own statement, once the outcome is committed (see payout_run_complete). Should it fail, the caller records
@@ -115,10 +120,7 @@ export class PostgresPayoutLedger implements PayoutLedger {
 
   /** Completes the run of a settled payout when nothing of it is left to send. */
   private async completeRun(client: PostgresPoolClient, requestId: string): Promise<'settled' | 'completed'> {
-    const { rows } = await client.query(`SELECT ${this.s}.payout_run_complete($1, $2) AS verdict`, [
-      this.account,
-      requestId,
-    ]);
+    const { rows } = await client.query({ ...this.perPayout.complete, values: [this.account, requestId] });
     return rows[0]!.verdict as 'settled' | 'completed';
   }
 

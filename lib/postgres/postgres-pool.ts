@@ -6,6 +6,12 @@ export interface PostgresQueryResult {
 /** A connection taken from the pool: node-postgres's `PoolClient`, or anything shaped like it. */
 export interface PostgresPoolClient {
   query(text: string, values?: unknown[]): Promise<PostgresQueryResult>;
+  /** node-postgres's query config: with a `name`, the connection prepares the statement on first use. */
+  query(config: {
+    readonly name?: string;
+    readonly text: string;
+    readonly values: unknown[];
+  }): Promise<PostgresQueryResult>;
   /** Given an error, node-postgres closes the connection rather than reusing it. */
   release(error?: Error | boolean): void;
   /**

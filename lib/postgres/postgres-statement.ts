@@ -1,9 +1,26 @@
+import { createHash } from 'node:crypto';
 import { systemErrorCode } from '../common/network-error-codes.js';
 import { withDeadline } from '../common/with-deadline.js';
 import { PayoutLedgerUnavailableError, PayoutsError } from '../index.js';
 import type { PostgresPool, PostgresPoolClient } from './postgres-pool.js';
 
 class NoReply extends Error {}
+
+/** A statement the ledger runs for every payout, with its name when it is prepared. */
+export interface LedgerStatement {
+  readonly name?: string;
+  readonly text: string;
+}
+
+/**
+ * Names `text` for a connection to prepare once (`prepared`), or leaves it unnamed for PostgreSQL to parse and plan at
+ * every call. The name holds a digest of the text, so that two ledgers on one pool (two schemas) never give one name
+ * to two texts, which node-postgres refuses, and the prefix keeps it apart from the app's own statements.
+ */
+export function ledgerStatement(purpose: string, text: string, prepared: boolean): LedgerStatement {
+  if (!prepared) return { text };
+  return { name: `nestjs_payouts_${purpose}_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`, text };
+}
 
 /** SQLSTATE classes of a connection lost or a server going away: the statement's fate is then unknown. */
 const CONNECTION_CLASSES = new Set(['08', '57']);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type pg from 'pg';
+import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { PayoutLedger } from 'nestjs-payouts';
 import { payoutLedgerPostgres } from 'nestjs-payouts/postgres';
@@ -15,11 +15,12 @@ import { freshDatabase, rowsOf } from './payout-ledger-test-support.js';
 describeWithPostgres('the PostgreSQL ledger: outcomes and run completion (a real PostgreSQL)', () => {
   let server: PostgresServer;
   let pool: pg.Pool;
+  let url: string;
   let ledger: PayoutLedger;
 
   beforeAll(async () => {
     server = await PostgresServer.start({ durable: true });
-    ({ pool } = await freshDatabase(server, 'settle'));
+    ({ pool, url } = await freshDatabase(server, 'settle'));
     // Generous: one test holds an outcome's transaction open while the completion waits for it.
     ledger = payoutLedgerPostgres({ pool, migrate: true, timeoutMs: 60_000 }).create({ account: 'default' });
     await ledger.open?.();
@@ -196,5 +197,44 @@ describeWithPostgres('the PostgreSQL ledger: outcomes and run completion (a real
     // And only once: the next time it is found settled, nothing changes.
     expect(await ledger.begin(last!, 'stopped-between', randomUUID(), false)).toEqual({ step: 'settled' });
     expect(await completers('stopped-between')).toEqual([last]);
+  });
+
+  it('prepares the statements of each payout once per connection, or has them parsed at every call with preparedStatements: false', async () => {
+    for (const preparedStatements of [true, false]) {
+      // One connection, so that what it prepared can be read on it.
+      const single = new pg.Pool({ connectionString: url, max: 1 });
+      const own = payoutLedgerPostgres({ pool: single, preparedStatements }).create({ account: 'default' });
+      try {
+        await own.open?.();
+        const runId = `prepared-${preparedStatements}`;
+        const ids = await claimRun(runId, 3);
+        const verdicts = [];
+        for (const id of ids) {
+          const token = randomUUID();
+          expect(await own.begin(id, runId, token, false)).toMatchObject({ step: 'send', attempt: 1 });
+          verdicts.push(await own.settle(id, runId, token, 'sent', { reply: { status: 201 } }));
+        }
+        expect(verdicts).toEqual(['settled', 'settled', 'completed']);
+
+        const prepared = await rowsOf(single, 'SELECT name, statement FROM pg_prepared_statements ORDER BY name');
+        if (!preparedStatements) {
+          expect(prepared).toEqual([]);
+          continue;
+        }
+        expect(prepared.map((row) => String(row.name).replace(/[0-9a-f]{16}$/, '…'))).toEqual([
+          'nestjs_payouts_begin_…',
+          'nestjs_payouts_complete_…',
+          'nestjs_payouts_settle_…',
+        ]);
+        expect(prepared.map((row) => String(row.statement).match(/payout_[a-z_]+/)?.[0])).toEqual([
+          'payout_begin',
+          'payout_run_complete',
+          'payout_settle',
+        ]);
+      } finally {
+        await own.close?.();
+        await single.end();
+      }
+    }
   });
 });
