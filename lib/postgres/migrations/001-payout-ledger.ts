@@ -121,17 +121,12 @@ BEGIN
     RETURNING 'send'::text, p.attempt, p.resolution_decision, p.resolved_by, p.resolution_note,
       to_char(p.resolved_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
     IF FOUND THEN RETURN; END IF;
+    -- NULL when there is no such payout.
     SELECT p.state INTO current FROM ${s}.payouts p WHERE p.account = p_account AND p.request_id = p_request_id;
-    IF NOT FOUND THEN
-      RETURN QUERY SELECT 'missing'::text, NULL::integer, NULL::text, NULL::text, NULL::text, NULL::text;
-      RETURN;
-    ELSIF current = 'sending' AND NOT p_take_over THEN
-      RETURN QUERY SELECT 'interrupted'::text, NULL::integer, NULL::text, NULL::text, NULL::text, NULL::text;
-      RETURN;
-    ELSIF current IN ('sent', 'refused', 'unknown') THEN
-      RETURN QUERY SELECT 'settled'::text, NULL::integer, NULL::text, NULL::text, NULL::text, NULL::text;
-      RETURN;
-    END IF;
+    CONTINUE WHEN current IN ('pending', 'queued', 'retrying') OR (current = 'sending' AND p_take_over);
+    RETURN QUERY SELECT CASE WHEN current IS NULL THEN 'missing' WHEN current = 'sending' THEN 'interrupted'
+      ELSE 'settled' END, NULL::integer, NULL::text, NULL::text, NULL::text, NULL::text;
+    RETURN;
   END LOOP;
 END
 $fn$;
