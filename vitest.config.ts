@@ -38,6 +38,8 @@ export default defineConfig({
     setupFiles: ['reflect-metadata'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
+    // What a spec polls for (a line of a child process, a call the stub received) can take seconds on a loaded machine.
+    expect: { poll: { timeout: 10_000 } },
     onUnhandledError(error) {
       if (!isBullmq5StartupClose(error)) return;
       console.warn(`Ignored bullmq 5's unhandled 'Connection is closed.' at shutdown:\n${error.stack}`);

@@ -11,6 +11,7 @@ export class NodeServerProcess {
   #stderr = '';
   #partial = '';
   readonly #waiters = new Set<() => void>();
+  #closed = false;
 
   private constructor(private readonly child: ChildProcess) {
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
@@ -20,7 +21,9 @@ export class NodeServerProcess {
       for (const waiter of this.#waiters) waiter();
     });
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (this.#stderr += chunk));
-    child.once('exit', () => {
+    // 'close', not 'exit': Node can report the exit before the last lines have been read from the pipe.
+    child.once('close', () => {
+      this.#closed = true;
       for (const waiter of this.#waiters) waiter();
     });
   }
@@ -77,8 +80,9 @@ export class NodeServerProcess {
     });
   }
 
+  /** Whether the process has exited and everything it printed has been read. */
   get exited(): boolean {
-    return this.child.exitCode !== null || this.child.signalCode !== null;
+    return this.#closed;
   }
 
   /** Resolves with how the process ended, once it has; fails after `timeoutMs`. */
@@ -89,7 +93,7 @@ export class NodeServerProcess {
         timer = setTimeout(() => reject(new Error(`the process did not exit within ${timeoutMs} ms`)), timeoutMs);
       });
       try {
-        await Promise.race([once(this.child, 'exit'), late]);
+        await Promise.race([once(this.child, 'close'), late]);
       } finally {
         clearTimeout(timer);
       }
@@ -97,11 +101,11 @@ export class NodeServerProcess {
     return { code: this.child.exitCode, signal: this.child.signalCode };
   }
 
-  /** SIGKILL to the process's PID, as a crash would; resolves once it has exited. */
+  /** SIGKILL to the process's PID, as a crash would; resolves once it has exited and its output is read. */
   async kill(): Promise<void> {
     if (this.exited) return;
-    const exited = once(this.child, 'exit');
-    process.kill(this.pid, 'SIGKILL');
-    await exited;
+    const closed = once(this.child, 'close');
+    if (this.child.exitCode === null && this.child.signalCode === null) process.kill(this.pid, 'SIGKILL');
+    await closed;
   }
 }

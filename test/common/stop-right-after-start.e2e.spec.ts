@@ -65,23 +65,27 @@ describeWithRedis('an app stopped right after it started, with BullMQ connection
     expect(await client.ping()).toBe('PONG');
   };
 
-  it.each([true, false])('payout runs (worker: %s) close without an unhandled rejection', async (worker) => {
-    for (let time = 0; time < TIMES; time += 1) {
-      const busy = await busyRedis();
-      // createApplicationContext() initialises the app: its hooks have run when it resolves.
-      const { app } = await startRunsApp('http://127.0.0.1:9/v1', {
-        connection: connection(redis),
-        prefix: `stop-now-${worker}-${time}`,
-        worker,
-        rateLimit: false,
-      });
-      await firstTurns();
-      await expect(app.close()).resolves.toBeUndefined();
-      await settle(busy);
-    }
+  it.each([true, false])(
+    'payout runs (worker: %s) close without an unhandled rejection',
+    async (worker) => {
+      for (let time = 0; time < TIMES; time += 1) {
+        const busy = await busyRedis();
+        // createApplicationContext() initialises the app: its hooks have run when it resolves.
+        const { app } = await startRunsApp('http://127.0.0.1:9/v1', {
+          connection: connection(redis),
+          prefix: `stop-now-${worker}-${time}`,
+          worker,
+          rateLimit: false,
+        });
+        await firstTurns();
+        await expect(app.close()).resolves.toBeUndefined();
+        await settle(busy);
+      }
 
-    expect(unhandled).toEqual([]);
-  });
+      expect(unhandled).toEqual([]);
+    },
+    60_000,
+  );
 
   it('queue mode closes without an unhandled rejection', async () => {
     for (let time = 0; time < TIMES; time += 1) {
@@ -103,5 +107,5 @@ describeWithRedis('an app stopped right after it started, with BullMQ connection
     }
 
     expect(unhandled).toEqual([]);
-  });
+  }, 60_000);
 });

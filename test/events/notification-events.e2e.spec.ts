@@ -73,7 +73,7 @@ describe.each(ADAPTERS)("PayoutsService's notification events on %s", (adapter) 
     const body = cardAdded();
 
     const first = deliver(body);
-    await vi.waitFor(() => expect(app.app.get(CardEvents).received).toHaveLength(1));
+    await vi.waitFor(() => expect(app.app.get(CardEvents).received).toHaveLength(1), { timeout: 10_000 });
     expect((await deliver(body)).status).toBe(409);
     held.resolve();
     expect((await first).status).toBe(200);

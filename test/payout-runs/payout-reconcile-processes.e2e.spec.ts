@@ -60,10 +60,15 @@ describeWithRedis('reconcile sweeps of two processes', () => {
       { runId: 'processes' },
     );
     const lines = (pattern: RegExp) => workers.flatMap((worker) => worker.linesMatching(pattern));
+    // The sweeping process logs a resolution after it has put the job back, which the other process may then run, and
+    // each process prints through a pipe of its own: a resolution's line can come after its payout's sent line.
     await eventually(
-      async () => (lines(/^sent /).length >= ids.length ? true : undefined),
+      async () =>
+        lines(/^sent /).length >= ids.length && lines(/ resolved as sent by reconcile/).length >= ids.length
+          ? true
+          : undefined,
       60_000,
-      'every sent handler has run',
+      'every sent handler has run and every resolution is logged',
     );
 
     expect(lines(/^error /)).toEqual([]);

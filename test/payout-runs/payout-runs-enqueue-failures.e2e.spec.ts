@@ -1,10 +1,9 @@
-import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { type CreatePayoutRequest, PayoutRunEnqueueError, PayoutValidationError } from 'nestjs-payouts';
 import { payoutJobId, payoutRunsQueueName, type PayoutRunsOptions } from 'nestjs-payouts/payout-runs';
+import { refusingPort } from '../payouts/payouts-api-stub.js';
 import { eventually } from '../support/eventually.js';
 import { MockPayoutsProvider } from '../support/mock-payouts-provider.js';
 import { describeWithRedis } from '../support/redis-suite.js';
@@ -28,16 +27,6 @@ function expectEnqueueError(error: unknown, reason: 'timeout' | 'error', statuse
   expect(failure.message).toContain(
     'Enqueueing the same items again is safe: it queues what is missing and nothing twice.',
   );
-}
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 describeWithRedis('enqueue() while Redis fails', () => {
@@ -96,7 +85,7 @@ describeWithRedis('enqueue() while Redis fails', () => {
   it('rejects within enqueueTimeoutMs when Redis is at a closed port, saying nothing was queued', async () => {
     const { runs, logger } = await start({
       prefix: nextPrefix(),
-      connection: { host: '127.0.0.1', port: await closedPort(), password: 'redis-secret-7d1f' },
+      connection: { host: '127.0.0.1', port: await refusingPort(), password: 'redis-secret-7d1f' },
     });
 
     const error = await runs.enqueue([payout('f-1'), payout('f-2'), INVALID], { runId: 'failing' }).catch((e) => e);

@@ -109,12 +109,12 @@ function clientCertificateOf(socket: Socket): Pick<RecordedRequest, 'clientCerti
 let portNineRefused: Promise<void> | undefined;
 
 /**
- * A loopback address where nothing listens, so connecting is refused: port 9. A port taken with `listen(0)` and closed
+ * A loopback port where nothing listens, so connecting is refused: port 9. A port taken with `listen(0)` and closed
  * again may be handed to another spec's server meanwhile (spec files run side by side on a busy machine), which would
  * then answer; port 9 lies below the range `listen(0)` picks from, and nothing on a test machine serves it. Checked
  * once, so that a machine where something does fails here, saying so, rather than in the assertions.
  */
-export async function refusingBaseUrl(): Promise<string> {
+export async function refusingPort(): Promise<number> {
   portNineRefused ??= new Promise<void>((resolve, reject) => {
     const socket = connect(9, '127.0.0.1');
     socket.once('connect', () => {
@@ -124,5 +124,10 @@ export async function refusingBaseUrl(): Promise<string> {
     socket.once('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNREFUSED' ? resolve() : reject(error)));
   });
   await portNineRefused;
-  return 'http://127.0.0.1:9';
+  return 9;
+}
+
+/** A base URL at `refusingPort()`. */
+export async function refusingBaseUrl(): Promise<string> {
+  return `http://127.0.0.1:${await refusingPort()}`;
 }

@@ -45,7 +45,7 @@ describeWithPostgres('nestjs-payouts payout-runs --ledger postgres (real process
         15_000,
         'the run completes',
       );
-    });
+    }, 60_000);
     afterAll(async () => {
       await app?.app.close();
       await pool?.end();

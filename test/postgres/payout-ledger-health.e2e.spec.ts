@@ -63,7 +63,7 @@ describeWithPostgres('health checks of the PostgreSQL ledger', () => {
       app = await NestFactory.create(AppModule, { logger: false, abortOnError: false });
       await app.listen(0, '127.0.0.1');
       base = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
-    });
+    }, 60_000);
     afterAll(async () => {
       await app?.close();
       await pool?.end();

@@ -35,7 +35,7 @@ describeWithPostgres('the PostgreSQL ledger when Redis and a worker are killed (
       ]);
       ({ pool, url } = await freshDatabase(server));
       provider = await MockPayoutsProvider.start(() => ({ kind: 'created' }), { minLatencyMs: 5, maxLatencyMs: 20 });
-    });
+    }, 60_000);
     afterAll(async () => {
       await pool?.end();
       await provider?.close();

@@ -31,7 +31,7 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
 
     beforeAll(async () => {
       [server, redis] = await Promise.all([PostgresServer.start(), RedisServer.start()]);
-    });
+    }, 60_000);
     afterAll(async () => {
       await Promise.all([server?.close(), redis?.close()]);
     });

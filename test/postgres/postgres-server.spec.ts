@@ -17,7 +17,7 @@ describeWithPostgres('the test support for PostgreSQL', () => {
 
   beforeAll(async () => {
     server = await PostgresServer.start({ durable: true });
-  });
+  }, 60_000);
   afterAll(async () => {
     await server?.close();
   });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notificationJobId } from 'nestjs-payouts/queue';
 import { runCli } from '../cli/run-cli.js';
 import { cardAdded, post } from '../notifications/notifications-test-app.js';
+import { refusingPort } from '../payouts/payouts-api-stub.js';
 import { RecordingLogger } from '../recording-logger.js';
 import { eventually } from '../support/eventually.js';
 import { describeWithRedis } from '../support/redis-suite.js';
@@ -31,11 +32,17 @@ describeWithRedis('nestjs-payouts queue (a real process against a real Redis)', 
     app.events.behaviour = () => {
       if (broken) throw new Error('the ledger is read-only');
     };
-    for (const notification of failing) {
+    // One after the other: BullMQ orders failed jobs by the millisecond they failed in, and two failing in the same
+    // one would be listed in the order of their ids.
+    for (const [index, notification] of failing.entries()) {
       const reply = await post(app.route, notification);
       if (reply.body !== ACK) throw new Error(`the route answered ${reply.status} ${reply.body}`);
+      await eventually(
+        async () => ((await app.queue.getFailedCount()) === index + 1 ? true : undefined),
+        10_000,
+        `notification ${index + 1} fails`,
+      );
     }
-    await eventually(async () => ((await app.queue.getFailedCount()) === 2 ? true : undefined), 10_000, 'both fail');
   });
   afterAll(async () => {
     await app?.close();
@@ -113,9 +120,7 @@ describeWithRedis('nestjs-payouts queue (a real process against a real Redis)', 
 
   it('exits 2 when Redis refuses the password or cannot be reached, and never prints the password', async () => {
     const wrong = await queueCli(['failed', '--redis-url', `redis://:wrong-password-77@127.0.0.1:${redis.port}`]);
-    const stopped = await RedisServer.start();
-    const port = stopped.port;
-    await stopped.close();
+    const port = await refusingPort();
     const unreachable = await queueCli([
       'failed',
       '--redis-url',

@@ -330,7 +330,8 @@ describeWithRedis('queue mode (payoutsQueue) on a real Redis', () => {
         const sentAt = Date.now();
         const reply = await post(app.route, notification);
         expect([reply.status, reply.body]).toEqual([500, FAILED]);
-        expect(Date.now() - sentAt).toBeLessThan(enqueueTimeoutMs + 1000);
+        // Without the limit the delivery would wait for Redis; the margin is for a loaded machine.
+        expect(Date.now() - sentAt).toBeLessThan(enqueueTimeoutMs + 3000);
       }
     } finally {
       await suite.redis.restart();

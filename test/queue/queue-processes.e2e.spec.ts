@@ -15,8 +15,13 @@ const require = createRequire(import.meta.url);
 /** bullmq 6 waits on Redis while closing its connections; bullmq 5 (the Nest 11 leg's) closes them at once. */
 const BULLMQ_MAJOR = Number((require('bullmq/package.json') as { version: string }).version.split('.')[0]);
 const APP = fileURLToPath(new URL('./queue-app.mjs', import.meta.url));
-/** Short, so that a job whose worker was killed is taken up again within the test. */
-const LOCK_MS = 1000;
+/**
+ * Short, so that a job whose worker was killed is taken up again within the test, but not so short that a worker whose
+ * event loop stalls on a loaded machine loses the lock of a job it still runs (it is renewed at half of it). Given to
+ * every instance: the check for stalled jobs runs at most once per interval for the whole queue, and a worker with the
+ * default interval would hold it off for 30 s.
+ */
+const LOCK_MS = 2000;
 
 interface Instance {
   readonly process: NodeServerProcess;

@@ -173,7 +173,8 @@ describeWithRedis('RedisNotificationDedupeStore on a real redis-server', () => {
     });
 
     it('lets a re-send claim the notification once the lease of a crashed delivery has expired', async () => {
-      const store = newStore({ leaseMs: 150 });
+      // Long enough that a stalled test process still makes its second claim within the lease.
+      const store = newStore({ leaseMs: 1500 });
       const key = dedupeKey();
       expect(await store.claim(key, 'crashed')).toBe('claimed');
       expect(await store.claim(key, 'early')).toBe('in-progress');
