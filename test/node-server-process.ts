@@ -1,6 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 
+/** How long an ended process's output may take to be read to its end. */
+const OUTPUT_DRAIN_MS = 5_000;
+
 /**
  * A long-running Node process, such as an app server, whose output lines the test reads while it runs; the sibling
  * of `runNodeProcess` for processes that do not end on their own. Stopped with SIGKILL to its PID.
@@ -85,27 +88,58 @@ export class NodeServerProcess {
     return this.#closed;
   }
 
-  /** Resolves with how the process ended, once it has; fails after `timeoutMs`. */
+  /**
+   * Resolves with how the process ended, once it has and its output has been read (that last part bounded by
+   * `OUTPUT_DRAIN_MS`); fails after `timeoutMs` if it has not ended, with the state it is in.
+   */
   async waitForExit(timeoutMs: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-    if (!this.exited) {
+    if (!this.#ended) {
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<never>((_resolve, reject) => {
-        timer = setTimeout(() => reject(new Error(`the process did not exit within ${timeoutMs} ms`)), timeoutMs);
+        timer = setTimeout(
+          () => reject(new Error(`the process did not exit within ${timeoutMs} ms; its last lines: ${this.#tail()}`)),
+          timeoutMs,
+        );
       });
       try {
-        await Promise.race([once(this.child, 'close'), late]);
+        await Promise.race([once(this.child, 'exit'), late]);
       } finally {
         clearTimeout(timer);
       }
     }
+    await this.#drained();
     return { code: this.child.exitCode, signal: this.child.signalCode };
   }
 
   /** SIGKILL to the process's PID, as a crash would; resolves once it has exited and its output is read. */
   async kill(): Promise<void> {
-    if (this.exited) return;
-    const closed = once(this.child, 'close');
-    if (this.child.exitCode === null && this.child.signalCode === null) process.kill(this.pid, 'SIGKILL');
-    await closed;
+    if (!this.#ended) {
+      const exited = once(this.child, 'exit');
+      process.kill(this.pid, 'SIGKILL');
+      await exited;
+    }
+    await this.#drained();
+  }
+
+  get #ended(): boolean {
+    return this.child.exitCode !== null || this.child.signalCode !== null;
+  }
+
+  /**
+   * Once the process has exited, its pipes close as soon as what it printed has been read ('close'); bounded, should
+   * a process it started hold them open.
+   */
+  async #drained(): Promise<void> {
+    if (this.#closed) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      once(this.child, 'close'),
+      new Promise((resolve) => (timer = setTimeout(resolve, OUTPUT_DRAIN_MS))),
+    ]);
+    clearTimeout(timer);
+  }
+
+  #tail(): string {
+    return JSON.stringify(this.lines.slice(-5)) + (this.#stderr ? ` and on stderr ${this.#stderr.slice(-500)}` : '');
   }
 }

@@ -11,10 +11,9 @@ import { RedisServer } from '../support/redis-server.js';
 import { ACK, paymentMethodId, dedupeKeyOf } from './queue-test-app.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const require = createRequire(import.meta.url);
-/** bullmq 6 waits on Redis while closing its connections; bullmq 5 (the Nest 11 leg's) closes them at once. */
-const BULLMQ_MAJOR = Number((require('bullmq/package.json') as { version: string }).version.split('.')[0]);
 const APP = fileURLToPath(new URL('./queue-app.mjs', import.meta.url));
+const require = createRequire(import.meta.url);
+const BULLMQ_MAJOR = Number((require('bullmq/package.json') as { version: string }).version.split('.')[0]);
 /**
  * Short, so that a job whose worker was killed is taken up again within the test, but not so short that a worker whose
  * event loop stalls on a loaded machine loses the lock of a job it still runs (it is renewed at half of it). Given to
@@ -158,7 +157,7 @@ describeWithRedis('queue mode across app processes', () => {
   }, 40_000);
 });
 
-describeWithRedis('queue mode shutting down while Redis is down', () => {
+describeWithRedis('queue mode shutting down while Redis does not answer', () => {
   let redis: RedisServer;
   let instance: NodeServerProcess | undefined;
   beforeAll(async () => {
@@ -169,24 +168,44 @@ describeWithRedis('queue mode shutting down while Redis is down', () => {
     await redis?.close();
   });
 
-  it('exits on SIGTERM without waiting shutdownTimeoutMs, saying that Redis, not a handler, held it up', async () => {
-    const args = [APP, '--redis-port', String(redis.port), '--shutdown-timeout-ms=60000'];
-    ({ process: instance } = await NodeServerProcess.start(args, {
-      cwd: ROOT,
-      ready: /^ready (\d+)$/,
-      timeoutMs: 20_000,
-    }));
+  // bullmq 5 (the Nest 11 leg's) may never exit here: a worker whose job's completion is still waiting for Redis when
+  // its connections are dropped tries the completion again at once, forever, at full CPU (bullmq 6.7 stops when
+  // closing; see docs/troubleshooting.md).
+  it.skipIf(BULLMQ_MAJOR < 6)(
+    'exits on SIGTERM without waiting shutdownTimeoutMs, saying that Redis, not a handler, held it up',
+    async () => {
+      const args = [APP, '--redis-port', String(redis.port), '--shutdown-timeout-ms=60000'];
+      let ready: RegExpMatchArray;
+      ({ process: instance, ready } = await NodeServerProcess.start(args, {
+        cwd: ROOT,
+        ready: /^ready (\d+)$/,
+        timeoutMs: 20_000,
+      }));
+      // An app that has stored and handled a notification: its queue's and worker's connections are past their
+      // start-up check, so what follows is a shutdown with Redis away, not a start cut short (see
+      // stop-right-after-start).
+      const notification = cardAdded();
+      expect((await post(`http://127.0.0.1:${ready[1]}/payouts/notifications`, notification)).body).toBe(ACK);
+      await instance.waitForLine(new RegExp(`^handler-done ${paymentMethodId(notification)}$`), 10_000);
 
-    await redis.stop();
-    process.kill(instance.pid, 'SIGTERM');
-    // Well below the 60 s of shutdownTimeoutMs, which the old shutdown waited out with no handler running.
-    const exit = await instance.waitForExit(30_000);
+      // Stopped, not killed: the connections stay open and nothing answers on them, as with a Redis that hangs.
+      process.kill(redis.pid!, 'SIGSTOP');
+      let exit: Awaited<ReturnType<NodeServerProcess['waitForExit']>>;
+      try {
+        process.kill(instance.pid, 'SIGTERM');
+        // Well below the 60 s of shutdownTimeoutMs, which the old shutdown waited out with no handler running.
+        exit = await instance.waitForExit(30_000);
+      } finally {
+        process.kill(redis.pid!, 'SIGCONT');
+      }
 
-    expect(exit.signal ?? exit.code).toBe('SIGTERM');
-    const redisHeldItUp =
-      'warn The worker of queue payouts-notifications stopped with no handler running, but Redis did not answer ' +
-      'while it closed its connections: they are dropped';
-    // Never "handlers still running": none was.
-    expect(instance.linesMatching(/^warn (The worker|Handlers)/)).toEqual(BULLMQ_MAJOR >= 6 ? [redisHeldItUp] : []);
-  }, 60_000);
+      expect(exit.signal ?? exit.code).toBe('SIGTERM');
+      // Never "handlers still running": none was.
+      expect(instance.linesMatching(/^warn (The worker|Handlers)/)).toEqual([
+        'warn The worker of queue payouts-notifications stopped with no handler running, but Redis did not answer ' +
+          'while it closed its connections: they are dropped',
+      ]);
+    },
+    60_000,
+  );
 });
