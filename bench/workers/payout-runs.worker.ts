@@ -32,8 +32,9 @@ export interface EnqueueRunResult {
   readonly addBulkMs: number;
 }
 
-/** The package's own chunk size and job options (the defaults of `PayoutRunsModule`). */
+/** The package's own chunk size, adds in flight and job options (the defaults of `PayoutRunsModule`). */
 const CHUNK = 500;
+const ADDS_IN_FLIGHT = 2;
 const JOB_OPTIONS = {
   attempts: 5,
   backoff: { type: 'exponential', delay: 5000 },
@@ -50,9 +51,16 @@ function payoutJobs(count: number, runId: string) {
   });
 }
 
-/** Adds `jobs` in the package's chunks, one `addBulk` after another. */
+/** Adds `jobs` as `enqueue()` does: in chunks of 500, two `addBulk` calls in flight at a time. */
 async function addInChunks(queue: Queue, jobs: ReturnType<typeof payoutJobs>): Promise<void> {
-  for (let at = 0; at < jobs.length; at += CHUNK) await queue.addBulk(jobs.slice(at, at + CHUNK));
+  let next = 0;
+  const lane = async () => {
+    for (let at = next; at < jobs.length; at = next) {
+      next += CHUNK;
+      await queue.addBulk(jobs.slice(at, at + CHUNK));
+    }
+  };
+  await Promise.all(Array.from({ length: ADDS_IN_FLIGHT }, lane));
 }
 
 /** Callers of the loop, and the run's worker concurrency. */
