@@ -109,11 +109,10 @@ class RedisStepTimeout extends Error {
 /** Items validated, claimed and added at once while enqueueing. */
 const CHUNK = 500;
 /**
- * Chunks being added at once: Redis runs one while the next is encoded and sent, which takes about a quarter off an
- * enqueue of thousands. The claims stay one chunk at a time: the ledger's claims of two chunks at once could lock the
- * same rows in opposite orders.
+ * Chunks claimed or added at once: Redis runs one while the next is encoded and sent. Claims only where the ledger
+ * runs them in the order sent (`claimsRunInOrder`).
  */
-const ADDS_IN_FLIGHT = 2;
+const CHUNKS_IN_FLIGHT = 2;
 /** How long closing the producer waits for Redis, which may be away. */
 const QUEUE_CLOSE_TIMEOUT_MS = 5000;
 const RUN_ID = /^[\w.-]{1,100}$/;
@@ -188,7 +187,7 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
       const chunks = Array.from({ length: Math.ceil(jobs.length / CHUNK) }, (_, at) =>
         jobs.slice(at * CHUNK, (at + 1) * CHUNK),
       );
-      await eachInFlight(chunks, ADDS_IN_FLIGHT, async (chunk) => {
+      await eachInFlight(chunks, CHUNKS_IN_FLIGHT, async (chunk) => {
         chunk.forEach(({ index }) => (known[index] = 'maybe-queued'));
         await this.redisStep(this.queue.addBulk(chunk.map(({ job }) => job)));
         chunk.forEach(({ index }) => (known[index] = 'queued'));
@@ -231,7 +230,7 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
 
   /**
    * Claims every valid item, chunk by chunk, before any job is added, so that no payout completes the run before the
-   * rest is counted; returns the jobs to add.
+   * rest is counted; returns the jobs to add, in the order of the items.
    */
   private async claimAll(
     runId: string,
@@ -240,16 +239,23 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
     results: PayoutEnqueueItem[],
     known: PayoutRunEnqueueItemStatus[],
   ): Promise<{ index: number; job: PayoutJobSpec }[]> {
-    const jobs: { index: number; job: PayoutJobSpec }[] = [];
     // Stored only when something records traces, so that the worker's span joins the trace of this call.
     const carrier = this.instrumentation.payoutRunCarrier?.();
     const trace = carrier && Object.keys(carrier).length > 0 ? carrier : undefined;
+    const chunks: { request: CreatePayoutRequest; index: number }[][] = [];
     for (let start = 0; start < items.length; start += CHUNK) {
       const pending = items
         .slice(start, start + CHUNK)
         .map((request, offset) => ({ request, index: start + offset }))
         .filter(({ index }) => !results[index]);
-      if (pending.length === 0) continue;
+      if (pending.length > 0) chunks.push(pending);
+    }
+    // Each chunk's jobs at the chunk's place, so that they are added in the order given whichever reply came first.
+    const jobsOfChunks: { index: number; job: PayoutJobSpec }[][] = chunks.map(() => []);
+    const inFlight = this.store.claimsRunInOrder === true ? CHUNKS_IN_FLIGHT : 1;
+    await eachInFlight([...chunks.keys()], inFlight, async (at) => {
+      const pending = chunks[at]!;
+      const jobs = jobsOfChunks[at]!;
       const claims = await this.claimChunk(
         runId,
         pending.map(({ request, index }) => ({
@@ -283,8 +289,8 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
           known[index] = 'queued';
         }
       });
-    }
-    return jobs;
+    });
+    return jobsOfChunks.flat();
   }
 
   /** One reply of Redis while enqueueing, bounded by `enqueueTimeoutMs`. */
