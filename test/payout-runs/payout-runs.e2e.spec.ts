@@ -122,6 +122,31 @@ describeWithRedis('payout runs in one app', () => {
     });
   });
 
+  it('queues 2,400 items of five chunks in their order, each request_id once, a repeat in a later chunk recognised', async () => {
+    const { runs, queue } = await start(() => ({ kind: 'created' }), false);
+    const items = Array.from({ length: 2400 }, (_, index) => payout(`c-${index}`));
+    // Chunks of 500, claimed two at a time: repeats of the first chunk's items in the second and the fifth.
+    items[700] = payout('c-3');
+    items[2300] = payout('c-4', '99.00');
+
+    const result = await runs.enqueue(items, { runId: 'chunks' });
+
+    expect(result).toMatchObject({ runId: 'chunks', queued: 2398, alreadyQueued: 1, refused: 1 });
+    expect(result.items[700]).toMatchObject({ index: 700, requestId: 'c-3', status: 'already-queued' });
+    expect(result.items[2300]).toMatchObject({ index: 2300, requestId: 'c-4', status: 'refused' });
+    expect((result.items[2300] as { error: unknown }).error).toBeInstanceOf(PayoutRequestConflictError);
+    expect(result.items.filter((item) => item.status === 'queued').map((item) => item.index)).toEqual(
+      Array.from({ length: 2400 }, (_, index) => index).filter((index) => index !== 700 && index !== 2300),
+    );
+    expect((await queue.getJobCounts('waiting')).waiting).toBe(2398);
+    // Added in the order given (getWaiting lists the oldest first).
+    const queuedIds = result.items
+      .filter((item) => item.status === 'queued')
+      .map((item) => payoutJobId(item.requestId!));
+    expect((await queue.getWaiting(0, -1)).map((job) => job.id)).toEqual(queuedIds);
+    expect((await runs.progress('chunks'))!.counts).toMatchObject({ queued: 2398, total: 2398 });
+  });
+
   it('connects with a redis:// URL given as connection, as ioredis takes one', async () => {
     const started = await start(() => ({ kind: 'created' }), true, { connection: `redis://127.0.0.1:${redis.port}/0` });
 
