@@ -5,6 +5,16 @@ import type { ChildMessage, ReadyMessage, ReplyMessage } from './protocol.js';
 
 /** Generous: a Nest app booting on a loaded 2-CPU machine can take many seconds. */
 const READY_TIMEOUT_MS = 60_000;
+
+/** How a child is started, besides its script and arguments. */
+export interface StartOptions {
+  /** Node's own options, before the script. */
+  readonly execArgv?: readonly string[];
+  /** A program that runs Node (`valgrind`, with Node's path first in `execArgv`) instead of Node itself. */
+  readonly execPath?: string;
+  /** How long it may take to report ready; a child under valgrind boots some 50 times slower. */
+  readonly readyTimeoutMs?: number;
+}
 const STOP_TIMEOUT_MS = 5_000;
 
 /** Every child not yet stopped, so an error or Ctrl-C stops each of them by its own PID. */
@@ -35,16 +45,22 @@ export class BenchChild {
    * Forks `script` (relative to this file, in `bench/dist`) and resolves once it reports ready.
    * The child's stdout and stderr go to the runner's stderr, keeping the runner's stdout for results.
    */
-  static async start(name: string, script: string, args: string[] = [], execArgv: string[] = []): Promise<BenchChild> {
+  static async start(
+    name: string,
+    script: string,
+    args: string[] = [],
+    { execArgv = [], execPath, readyTimeoutMs = READY_TIMEOUT_MS }: StartOptions = {},
+  ): Promise<BenchChild> {
     const child = fork(fileURLToPath(new URL(script, import.meta.url)), args, {
-      execArgv,
+      execArgv: [...execArgv],
+      ...(execPath !== undefined && { execPath }),
       stdio: ['ignore', 2, 2, 'ipc'],
     });
     if (child.pid === undefined) throw new Error(`${name}: could not be started`);
     const started = new BenchChild(name, child, child.pid);
     running.add(started);
     try {
-      started.#port = (await withTimeout(started.#ready, READY_TIMEOUT_MS, `${name}: not ready`)).port;
+      started.#port = (await withTimeout(started.#ready, readyTimeoutMs, `${name}: not ready`)).port;
       return started;
     } catch (error) {
       await started.stop();

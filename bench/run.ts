@@ -10,6 +10,7 @@ import { measurePayoutsClient } from './phases/payouts-client.phase.js';
 import { measureQueueAdd } from './phases/queue-add.phase.js';
 import { measureQueueDelay } from './phases/queue-delay.phase.js';
 import { measureRedisMemory } from './phases/redis-memory.phase.js';
+import { measureRouteInstructions } from './phases/route-instructions.phase.js';
 import { measureTelemetry } from './phases/telemetry.phase.js';
 import { FULL_SETTINGS, QUICK_SETTINGS } from './settings.js';
 
@@ -33,6 +34,7 @@ const SETTINGS = {
 };
 const PHASES = [
   'route',
+  'route-instructions',
   'queue-add',
   'queue-delay',
   'payouts',
@@ -93,6 +95,7 @@ if (loadavg()[0]! > availableParallelism()) {
 
 try {
   const route = runs('route') ? await measureNotificationRoute(SETTINGS) : { failures: 0 };
+  const instructions = runs('route-instructions') ? await measureRouteInstructions(SETTINGS) : { failures: 0 };
   if (runs('queue-add')) await measureQueueAdd(SETTINGS);
   if (runs('queue-delay')) await measureQueueDelay(SETTINGS);
   if (runs('payouts')) await measurePayoutsClient(SETTINGS);
@@ -102,7 +105,7 @@ try {
   if (runs('dedupe')) await measureDedupeMemory(SETTINGS.dedupeCheckpoints);
   if (runs('redis-memory')) await measureRedisMemory(SETTINGS.dedupeCheckpoints);
   if (runs('cold-start')) await measureColdStart(SETTINGS.rounds);
-  const failures = route.failures + telemetry.failures;
+  const failures = route.failures + instructions.failures + telemetry.failures;
   if (failures > 0) {
     await shutdown(1, `bench: ${failures} notifications were not acknowledged; the route figures are invalid`);
   }

@@ -33,7 +33,7 @@ async function measureStoreMemory(checkpoints: readonly number[]): Promise<void>
       `dedupe-memory-${keyLength}`,
       './workers/dedupe-memory.worker.js',
       [`--key-length=${keyLength}`],
-      ['--expose-gc'],
+      { execArgv: ['--expose-gc'] },
     );
     try {
       const baseline = await worker.call<MemorySample>('memory');
@@ -85,7 +85,7 @@ async function measureRouteMemory(): Promise<void> {
       `dedupe-route-${adapter}`,
       './servers/package.server.js',
       [`--adapter=${adapter}`],
-      ['--expose-gc'],
+      { execArgv: ['--expose-gc'] },
     );
     try {
       const send = async (amount: number) => {

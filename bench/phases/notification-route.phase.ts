@@ -12,10 +12,11 @@ import {
 } from '../notification-sample.js';
 import { processCpuMicros } from '../process-cpu.js';
 import type { CpuSample, MemorySample } from '../protocol.js';
-import { ADAPTERS, type AdapterName, type BenchSettings } from '../settings.js';
+import { ADAPTERS, type BenchSettings } from '../settings.js';
 import { REDIS_CLIENTS } from '../servers/dedupe-store-args.js';
 import { MIB, median, spreadOf } from '../stats.js';
 import { type Cell, formatSpread, printTable } from '../table.js';
+import { HAND_WRITTEN_MEMORY_FASTIFY_TARGET, HAND_WRITTEN_TARGETS, PLAIN_ROUTE_TARGETS } from './route-targets.js';
 
 interface ServerSpec {
   readonly key: string;
@@ -199,13 +200,6 @@ const chosen = (key: string) => ONLY.length === 0 || ONLY.includes(key);
 
 /** Servers booting at once before the rounds. */
 const SERVERS_STARTING_AT_ONCE = 3;
-
-/** Package route ÷ plain Nest route: the targets of the benchmark. */
-const PLAIN_ROUTE_TARGETS: Record<AdapterName, number> = { express: 0.97, fastify: 0.85 };
-/** Hand-written route's CPU per request ÷ the package's, and package ÷ hand-written throughput, in every mode. */
-const HAND_WRITTEN_TARGETS: Record<AdapterName, number> = { express: 1.4, fastify: 1.6 };
-/** The same, for the in-memory route on Fastify. */
-const HAND_WRITTEN_MEMORY_FASTIFY_TARGET = 2.2;
 
 interface Sample extends LoadResult {
   readonly rssBytes: number;
