@@ -5,6 +5,7 @@ import type { ChildMessage, ReadyMessage, ReplyMessage } from './protocol.js';
 
 /** Generous: a Nest app booting on a loaded 2-CPU machine can take many seconds. */
 const READY_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 5_000;
 
 /** How a child is started, besides its script and arguments. */
 export interface StartOptions {
@@ -15,7 +16,6 @@ export interface StartOptions {
   /** How long it may take to report ready; a child under valgrind boots some 50 times slower. */
   readonly readyTimeoutMs?: number;
 }
-const STOP_TIMEOUT_MS = 5_000;
 
 /** Every child not yet stopped, so an error or Ctrl-C stops each of them by its own PID. */
 const running = new Set<BenchChild>();

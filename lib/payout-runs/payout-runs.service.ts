@@ -99,6 +99,12 @@ interface PayoutJobSpec {
   readonly opts: object;
 }
 
+/** A job to add, with the index of its item in the array given to `enqueue()`. */
+interface PayoutJobSpecAt {
+  readonly index: number;
+  readonly job: PayoutJobSpec;
+}
+
 /** Redis gave no reply to one step of an enqueue in time. */
 class RedisStepTimeout extends Error {
   constructor(ms: number) {
@@ -238,24 +244,21 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
     fingerprints: readonly (string | undefined)[],
     results: PayoutEnqueueItem[],
     known: PayoutRunEnqueueItemStatus[],
-  ): Promise<{ index: number; job: PayoutJobSpec }[]> {
+  ): Promise<PayoutJobSpecAt[]> {
     // Stored only when something records traces, so that the worker's span joins the trace of this call.
     const carrier = this.instrumentation.payoutRunCarrier?.();
     const trace = carrier && Object.keys(carrier).length > 0 ? carrier : undefined;
-    const chunks: { request: CreatePayoutRequest; index: number }[][] = [];
+    // Each chunk keeps its own jobs, so that they are added in the order of the items whichever claim answered first.
+    const chunks: { pending: { request: CreatePayoutRequest; index: number }[]; jobs: PayoutJobSpecAt[] }[] = [];
     for (let start = 0; start < items.length; start += CHUNK) {
       const pending = items
         .slice(start, start + CHUNK)
         .map((request, offset) => ({ request, index: start + offset }))
         .filter(({ index }) => !results[index]);
-      if (pending.length > 0) chunks.push(pending);
+      if (pending.length > 0) chunks.push({ pending, jobs: [] });
     }
-    // Each chunk's jobs at the chunk's place, so that they are added in the order given whichever reply came first.
-    const jobsOfChunks: { index: number; job: PayoutJobSpec }[][] = chunks.map(() => []);
     const inFlight = this.store.claimsRunInOrder === true ? CHUNKS_IN_FLIGHT : 1;
-    await eachInFlight([...chunks.keys()], inFlight, async (at) => {
-      const pending = chunks[at]!;
-      const jobs = jobsOfChunks[at]!;
+    await eachInFlight(chunks, inFlight, async ({ pending, jobs }) => {
       const claims = await this.claimChunk(
         runId,
         pending.map(({ request, index }) => ({
@@ -290,7 +293,7 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
         }
       });
     });
-    return jobsOfChunks.flat();
+    return chunks.flatMap(({ jobs }) => jobs);
   }
 
   /** One reply of Redis while enqueueing, bounded by `enqueueTimeoutMs`. */
