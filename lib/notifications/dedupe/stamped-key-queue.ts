@@ -1,37 +1,54 @@
-/** Fewest records worth compacting; below it the copy costs more than the slots it frees. */
-const MIN_COMPACT_LENGTH = 64;
+/** Smallest capacity, a power of two like every capacity. */
+const MIN_CAPACITY = 64;
 
 /**
  * Keys in arrival order, each with the stamp it was recorded with, for `InMemoryNotificationDedupeStore`.
  * A record is current while `isCurrent(key, stamp)` holds; the owner makes a record stale simply by changing or
- * deleting the key's entry, and stale records are skipped at the front or dropped when the arrays are compacted.
- * Arrays with a head index, unlike deleting from the front of a `Map`, leave no holes to walk over later:
- * push, skip and shift are O(1), and compaction, at most once per doubling, is O(1) amortised.
+ * deleting the key's entry, and stale records are skipped at the front or dropped when the queue is full.
+ *
+ * The records lie in a ring of fixed capacity: push, skip and shift are O(1) and allocate nothing. A full ring drops
+ * its stale records in place, and doubles only when that frees less than half of it, so dropping is O(1) amortised
+ * and a store of steady size allocates nothing for its queues. Every array the route allocates per notification and
+ * keeps for a while is promoted to the old generation and brings the next full garbage collection nearer; a queue that
+ * copied itself as it grew or compacted cost the route more in collections than the copies took.
  */
 export class StampedKeyQueue<Stamp extends number | string = number> {
-  // A slot before the head is emptied, so that a forgotten key's string does not stay reachable until compaction.
-  #keys: (string | undefined)[] = [];
-  #stamps: Stamp[] = [];
+  // A slot outside the records is emptied, so that a forgotten key's string does not stay reachable.
+  #keys: (string | undefined)[] = emptyKeys(MIN_CAPACITY);
+  #stamps: Stamp[] = emptyStamps(MIN_CAPACITY);
+  /** Capacity - 1: capacities are powers of two, so `index & mask` wraps an index around the ring. */
+  #mask = MIN_CAPACITY - 1;
   #head = 0;
-  #compactAt = MIN_COMPACT_LENGTH;
+  #length = 0;
 
   constructor(private readonly isCurrent: (key: string, stamp: Stamp) => boolean) {}
 
+  /** Records in the ring, stale ones included. */
+  get length(): number {
+    return this.#length;
+  }
+
+  /** Slots in the ring: at most four times the current records when it last grew, and never below 64. */
+  get capacity(): number {
+    return this.#mask + 1;
+  }
+
   push(key: string, stamp: Stamp): void {
-    if (this.#keys.length >= this.#compactAt) this.#compact();
-    this.#keys.push(key);
-    this.#stamps.push(stamp);
+    if (this.#length > this.#mask) this.#dropStaleOrGrow();
+    const index = (this.#head + this.#length) & this.#mask;
+    this.#keys[index] = key;
+    this.#stamps[index] = stamp;
+    this.#length++;
   }
 
   /** Drops stale records from the front; `false` when no current record is left. */
   skipStale(): boolean {
     const keys = this.#keys;
     const stamps = this.#stamps;
-    while (this.#head < keys.length) {
+    while (this.#length > 0) {
       if (this.isCurrent(keys[this.#head]!, stamps[this.#head]!)) return true;
-      keys[this.#head++] = undefined;
+      this.shift();
     }
-    this.#clear();
     return false;
   }
 
@@ -49,36 +66,66 @@ export class StampedKeyQueue<Stamp extends number | string = number> {
    * order, so when it has not, no record behind it has either: checked without looking up any key.
    */
   frontStampAtMost(bound: Stamp): boolean {
-    return this.#head < this.#stamps.length && this.#stamps[this.#head]! <= bound;
+    return this.#length > 0 && this.#stamps[this.#head]! <= bound;
   }
 
   shift(): void {
-    this.#keys[this.#head++] = undefined;
-    if (this.#head === this.#keys.length) this.#clear();
+    this.#keys[this.#head] = undefined;
+    this.#head = (this.#head + 1) & this.#mask;
+    if (--this.#length === 0) this.#emptied();
   }
 
-  /** Keeps the current records only, so the arrays hold at most about twice the current ones. */
-  #compact(): void {
-    const keys: string[] = [];
-    const stamps: Stamp[] = [];
-    for (let index = this.#head; index < this.#keys.length; index++) {
-      const key = this.#keys[index]!;
-      const stamp = this.#stamps[index]!;
-      if (this.isCurrent(key, stamp)) {
-        keys.push(key);
-        stamps.push(stamp);
-      }
+  /** A full ring: its current records move up behind one another, in order; it doubles if they fill half of it. */
+  #dropStaleOrGrow(): void {
+    const keys = this.#keys;
+    const stamps = this.#stamps;
+    const mask = this.#mask;
+    let kept = 0;
+    for (let read = 0; read < this.#length; read++) {
+      const from = (this.#head + read) & mask;
+      const key = keys[from]!;
+      const stamp = stamps[from]!;
+      keys[from] = undefined;
+      if (!this.isCurrent(key, stamp)) continue;
+      // Never ahead of `from` in the ring, so no record is overwritten before it is read.
+      const to = (this.#head + kept++) & mask;
+      keys[to] = key;
+      stamps[to] = stamp;
+    }
+    this.#length = kept;
+    if (kept > (mask + 1) / 2) this.#resize(2 * (mask + 1));
+  }
+
+  /** The records, in order from index 0, in new arrays of `capacity` slots. */
+  #resize(capacity: number): void {
+    const keys = emptyKeys(capacity);
+    const stamps = emptyStamps<Stamp>(capacity);
+    for (let index = 0; index < this.#length; index++) {
+      const from = (this.#head + index) & this.#mask;
+      keys[index] = this.#keys[from];
+      stamps[index] = this.#stamps[from]!;
     }
     this.#keys = keys;
     this.#stamps = stamps;
+    this.#mask = capacity - 1;
     this.#head = 0;
-    this.#compactAt = Math.max(MIN_COMPACT_LENGTH, 2 * keys.length);
   }
 
-  #clear(): void {
-    this.#keys = [];
-    this.#stamps = [];
+  /** An empty ring that grew gives its memory back, as the store it serves may stay small for long. */
+  #emptied(): void {
     this.#head = 0;
-    this.#compactAt = MIN_COMPACT_LENGTH;
+    if (this.#mask + 1 > MIN_CAPACITY) this.#resize(MIN_CAPACITY);
   }
+}
+
+function emptyKeys(capacity: number): (string | undefined)[] {
+  return Array.from<string | undefined>({ length: capacity });
+}
+
+/**
+ * Filled with the number 0, so that numeric stamps are kept unboxed (an array of small integers turns into one of
+ * doubles, not of references, when the first expiry time is written).
+ */
+function emptyStamps<Stamp>(capacity: number): Stamp[] {
+  return Array.from({ length: capacity }, () => 0 as Stamp);
 }
