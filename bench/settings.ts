@@ -11,6 +11,11 @@ export interface BenchSettings {
   readonly instructionWarmupRequests: number;
   /** Requests of each counted window (item 13); there are `rounds` windows. */
   readonly instructionWindowRequests: number;
+  /**
+   * Keys the dedupe store of item 13's store-full scenario keeps at most, and fills before its warm-up: the default
+   * store's `maxEntries` in a full run, so that it is measured as a server that has run for a while.
+   */
+  readonly instructionStoreEntries: number;
   /** The whole run is stopped, with every child process, after this long. */
   readonly timeLimitSeconds: number;
 }
@@ -23,6 +28,7 @@ export const FULL_SETTINGS: BenchSettings = {
   dedupeCheckpoints: [100_000, 1_000_000],
   instructionWarmupRequests: 20_000,
   instructionWindowRequests: 4_000,
+  instructionStoreEntries: 100_000,
   timeLimitSeconds: 7_200,
 };
 
@@ -34,6 +40,7 @@ export const QUICK_SETTINGS: BenchSettings = {
   dedupeCheckpoints: [100_000, 200_000],
   instructionWarmupRequests: 1_000,
   instructionWindowRequests: 200,
+  instructionStoreEntries: 1_000,
   timeLimitSeconds: 900,
 };
 

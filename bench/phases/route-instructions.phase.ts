@@ -24,6 +24,11 @@ interface Scenario {
   readonly label: string;
   readonly script: string;
   readonly args: readonly string[];
+  /**
+   * The package's dedupe store is filled to its bound (`instructionStoreEntries` keys) before the warm-up, so that
+   * the windows see what a server that has run for a while does: a full store forgets a key for each new one.
+   */
+  readonly fillsStore?: boolean;
 }
 
 const SCENARIOS: readonly Scenario[] = [
@@ -43,6 +48,14 @@ const SCENARIOS: readonly Scenario[] = [
       nest('hand-memory', '2m hand-written, in memory', './servers/hand-written.server.js', ['--mode=memory']),
     ];
   }),
+  // Fastify's only: an Express server under valgrind would take most of an hour to fill the store.
+  {
+    key: 'fastify-package-full',
+    label: 'fastify 4 nestjs-payouts, its dedupe store full',
+    script: './servers/package.server.js',
+    args: ['--adapter=fastify'],
+    fillsStore: true,
+  },
 ];
 
 /** Connections of the load: a server under valgrind is always behind, so each turn of its loop has work waiting. */
@@ -76,7 +89,12 @@ export async function measureRouteInstructions(settings: BenchSettings): Promise
     console.log('\nInstructions per request left out: no scenario of that phase is named by --only.');
     return { failures: 0 };
   }
-  const { instructionWarmupRequests: warmup, instructionWindowRequests: window, rounds } = settings;
+  const {
+    instructionWarmupRequests: warmup,
+    instructionWindowRequests: window,
+    instructionStoreEntries: storeEntries,
+    rounds,
+  } = settings;
   const directory = mkdtempSync(join(tmpdir(), 'payouts-bench-callgrind-'));
   const counted = new Map<string, Counted>();
   try {
@@ -86,7 +104,7 @@ export async function measureRouteInstructions(settings: BenchSettings): Promise
       for (let scenario = pending.shift(); scenario !== undefined; scenario = pending.shift()) {
         counted.set(
           scenario.key,
-          await count(scenario, { valgrind, control, directory, warmup, window, windows: rounds }),
+          await count(scenario, { valgrind, control, directory, warmup, window, windows: rounds, storeEntries }),
         );
       }
     };
@@ -94,7 +112,7 @@ export async function measureRouteInstructions(settings: BenchSettings): Promise
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }
-  return { failures: report(scenarios, counted, { warmup, window, rounds }) };
+  return { failures: report(scenarios, counted, { warmup, window, rounds, storeEntries }) };
 }
 
 interface CountOptions {
@@ -104,12 +122,14 @@ interface CountOptions {
   readonly warmup: number;
   readonly window: number;
   readonly windows: number;
+  readonly storeEntries: number;
 }
 
 /** Starts the scenario's server under callgrind, warms it up, then counts each window from zero. */
 async function count(scenario: Scenario, options: CountOptions): Promise<Counted> {
   const output = join(options.directory, `${scenario.key}.callgrind`);
-  const server = await BenchChild.start(scenario.key, scenario.script, [...scenario.args], {
+  const args = scenario.fillsStore ? [...scenario.args, `--max-entries=${options.storeEntries}`] : scenario.args;
+  const server = await BenchChild.start(scenario.key, scenario.script, [...args], {
     execPath: options.valgrind,
     execArgv: [
       '--tool=callgrind',
@@ -124,7 +144,8 @@ async function count(scenario: Scenario, options: CountOptions): Promise<Counted
   });
   try {
     // Until the compiler has settled on its code for the route, each window costs less than the one before.
-    let failures = await postNotificationCount(server.port, options.warmup, uniqueBody, CONNECTIONS);
+    const fill = scenario.fillsStore ? options.storeEntries : 0;
+    let failures = await postNotificationCount(server.port, fill + options.warmup, uniqueBody, CONNECTIONS);
     const perRequest: number[] = [];
     // The first window after the warm-up counts high however long the warm-up (about twice the next ones in the raw
     // node:http server, a tenth more in Express's plain route): it is run, and left out.
@@ -161,7 +182,7 @@ const AA_TOLERANCE = 0.05;
 function report(
   scenarios: readonly Scenario[],
   counted: ReadonlyMap<string, Counted>,
-  { warmup, window, rounds }: { warmup: number; window: number; rounds: number },
+  { warmup, window, rounds, storeEntries }: { warmup: number; window: number; rounds: number; storeEntries: number },
 ): number {
   let failures = 0;
   const thousands = (value: number) => value / 1000;
@@ -176,7 +197,9 @@ function report(
       const { perRequest, failures: failed } = counted.get(scenario.key)!;
       failures += failed;
       return [
-        scenario.label,
+        scenario.fillsStore
+          ? `${scenario.label} (${storeEntries.toLocaleString('en-US')} keys, sent before the warm-up)`
+          : scenario.label,
         thousands(mean(perRequest)),
         thousands(Math.min(...perRequest)),
         thousands(Math.max(...perRequest)),
@@ -229,6 +252,7 @@ function report(
         adapter === 'fastify' ? HAND_WRITTEN_MEMORY_FASTIFY_TARGET : HAND_WRITTEN_TARGETS[adapter],
       ),
       row(adapter, '4/1 package ÷ raw node:http', pkg, 'raw'),
+      row(adapter, '4 store full ÷ 3 plain Nest', `${pkg}-full`, `${adapter}-plain`, PLAIN_ROUTE_TARGETS[adapter]),
       aaRow(adapter),
     ];
   }).filter((cells) => cells.length > 0);

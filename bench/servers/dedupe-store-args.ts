@@ -1,4 +1,4 @@
-import type { NotificationDedupeStore } from 'nestjs-payouts';
+import { InMemoryNotificationDedupeStore, type NotificationDedupeStore } from 'nestjs-payouts';
 
 export const REDIS_CLIENTS = ['node-redis', 'ioredis'] as const;
 export type RedisClientName = (typeof REDIS_CLIENTS)[number];
@@ -14,11 +14,17 @@ const STORE_OPTIONS = { prefix: 'bench:', commandTimeoutMs: 5_000 };
 
 /**
  * The dedupe store named by `--store=node-redis|ioredis` and `--redis-url=…`, on a client connected as an
- * application would; `undefined` without `--store`, for the default in-memory store.
+ * application would; with `--max-entries=N` instead, the in-memory store keeping at most N keys; `undefined` with
+ * neither, for the default in-memory store.
  */
 export async function dedupeStoreFromArgs(): Promise<NotificationDedupeStore | undefined> {
   const client = argument('store');
-  if (client === undefined) return undefined;
+  const maxEntries = argument('max-entries');
+  if (client === undefined) {
+    return maxEntries === undefined
+      ? undefined
+      : new InMemoryNotificationDedupeStore({ maxEntries: Number(maxEntries) });
+  }
   const url = argument('redis-url');
   if (!url) throw new Error('expected --redis-url=redis://… with --store');
   // Loaded only with a Redis store, as an application without one never loads it.
