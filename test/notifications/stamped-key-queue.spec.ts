@@ -7,6 +7,12 @@ function queueOver(entries: Map<string, number>) {
   return new StampedKeyQueue((key, stamp) => entries.get(key) === stamp);
 }
 
+/** Records key `k<index>` with stamp `index`, current until the test changes its entry. */
+function pushCurrent(entries: Map<string, number>, queue: StampedKeyQueue, index: number): void {
+  entries.set(`k${index}`, index);
+  queue.push(`k${index}`, index);
+}
+
 /** Every record from the front, shifting them off, current ones only. */
 function drain(queue: StampedKeyQueue): [string, number][] {
   const records: [string, number][] = [];
@@ -22,8 +28,7 @@ describe('StampedKeyQueue', () => {
     const entries = new Map<string, number>();
     const queue = queueOver(entries);
     for (let index = 0; index < 10; index++) {
-      entries.set(`k${index}`, index);
-      queue.push(`k${index}`, index);
+      pushCurrent(entries, queue, index);
     }
     entries.delete('k0');
     entries.set('k1', 99);
@@ -42,8 +47,7 @@ describe('StampedKeyQueue', () => {
     const queue = queueOver(entries);
     // Like the store's claims: many pushed, few still current, none ever shifted off.
     for (let index = 0; index < 10_000; index++) {
-      entries.set(`k${index}`, index);
-      queue.push(`k${index}`, index);
+      pushCurrent(entries, queue, index);
       entries.delete(`k${index - 3}`);
     }
     expect(queue.capacity).toBe(64);
@@ -64,8 +68,7 @@ describe('StampedKeyQueue', () => {
       queue.shift();
     }
     for (let index = 0; index < 65; index++) {
-      entries.set(`k${index}`, index);
-      queue.push(`k${index}`, index);
+      pushCurrent(entries, queue, index);
     }
     expect(queue.capacity).toBe(128);
     expect(drain(queue).map(([, stamp]) => stamp)).toEqual(Array.from({ length: 65 }, (_, index) => index));
@@ -77,8 +80,7 @@ describe('StampedKeyQueue', () => {
     const capacities = new Set<number>();
     // A store of 1,000 keys in steady state: each new key evicts the oldest, one in ten goes stale in between.
     for (let index = 0; index < 50_000; index++) {
-      entries.set(`k${index}`, index);
-      queue.push(`k${index}`, index);
+      pushCurrent(entries, queue, index);
       if (index % 10 === 0) entries.delete(`k${index - 500}`);
       if (entries.size > 1000 && queue.skipStale()) {
         entries.delete(queue.frontKey);
@@ -93,8 +95,7 @@ describe('StampedKeyQueue', () => {
     const entries = new Map<string, number>();
     const queue = queueOver(entries);
     for (let index = 0; index < 1000; index++) {
-      entries.set(`k${index}`, index);
-      queue.push(`k${index}`, index);
+      pushCurrent(entries, queue, index);
     }
     expect(queue.capacity).toBe(1024);
     expect(drain(queue)).toHaveLength(1000);
