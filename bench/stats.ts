@@ -5,6 +5,10 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
+export function mean(values: readonly number[]): number {
+  return values.length === 0 ? Number.NaN : values.reduce((sum, value) => sum + value, 0) / values.length;
+}
+
 export function percentile(sortedValues: readonly number[], fraction: number): number {
   if (sortedValues.length === 0) return Number.NaN;
   return sortedValues[Math.min(sortedValues.length - 1, Math.floor(fraction * sortedValues.length))]!;

@@ -8,15 +8,17 @@ import { BenchChild } from '../child-processes.js';
 import { postNotificationCount } from '../load.js';
 import { notificationBody } from '../notification-sample.js';
 import { ADAPTERS, type AdapterName, type BenchSettings } from '../settings.js';
+import { mean } from '../stats.js';
 import { type Cell, formatRatio, printTable } from '../table.js';
 import { HAND_WRITTEN_MEMORY_FASTIFY_TARGET, HAND_WRITTEN_TARGETS, PLAIN_ROUTE_TARGETS } from './route-targets.js';
 
 /**
- * Item 13: the in-memory routes of items 1 to 4aa, each counted in instructions its server process runs per request
- * (valgrind's callgrind, every thread of the process: the route, the garbage collector and the compiler). Unlike CPU
- * time, that count does not depend on what else the machine runs, so two runs on a shared machine agree, and so do
- * two servers of the same build (the A/A row). It is not time: a cache miss or a system call costs more than its
- * instructions say, which is why the route phase's CPU per request stays beside it.
+ * Item 13: the in-memory routes of items 1 to 4aa (and Fastify's route 4 again with its dedupe store full), each
+ * counted in instructions its server process runs per request (valgrind's callgrind, every thread of the process: the
+ * route, the garbage collector and the compiler). Unlike CPU time, that count does not depend on what else the
+ * machine runs, so two runs on a shared machine agree, and so do two servers of the same build (the A/A row). It is
+ * not time: a cache miss or a system call costs more than its instructions say, which is why the route phase's CPU
+ * per request stays beside it.
  */
 
 interface Scenario {
@@ -128,8 +130,8 @@ interface CountOptions {
 /** Starts the scenario's server under callgrind, warms it up, then counts each window from zero. */
 async function count(scenario: Scenario, options: CountOptions): Promise<Counted> {
   const output = join(options.directory, `${scenario.key}.callgrind`);
-  const args = scenario.fillsStore ? [...scenario.args, `--max-entries=${options.storeEntries}`] : scenario.args;
-  const server = await BenchChild.start(scenario.key, scenario.script, [...args], {
+  const args = [...scenario.args, ...(scenario.fillsStore ? [`--max-entries=${options.storeEntries}`] : [])];
+  const server = await BenchChild.start(scenario.key, scenario.script, args, {
     execPath: options.valgrind,
     execArgv: [
       '--tool=callgrind',
@@ -188,7 +190,6 @@ function report(
   const thousands = (value: number) => value / 1000;
   // The mean, not the median: a window with a major garbage collection costs up to half as much again, and that cost
   // is the route's too (the more it keeps or allocates, the more often it comes).
-  const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
   printTable(
     `Server instructions per request (callgrind): ${warmup + window} requests to warm up, then ${rounds} windows of ` +
       `${window} (thousands; the mean of the windows, then the lowest and highest window)`,

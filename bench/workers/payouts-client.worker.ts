@@ -7,7 +7,7 @@ import { firstValueFrom } from 'rxjs';
 import { runChild } from '../child-main.js';
 import { benchPayoutRequest, workerArg } from './bench-payouts.js';
 import { telemetryModeFromArgs, telemetryOption, telemetryProviders } from '../servers/telemetry-args.js';
-import { percentile } from '../stats.js';
+import { mean, percentile } from '../stats.js';
 
 /** 5. `createPayout` against a raw `HttpService.post` of the same body and headers, in one process. */
 export type PayoutClient = 'createPayout' | 'HttpService.post';
@@ -106,7 +106,7 @@ async function runClient(
   return {
     calls: latencies.length,
     callsPerSecond: (latencies.length * 1000) / elapsedMs,
-    meanMs: latencies.reduce((sum, latency) => sum + latency, 0) / latencies.length,
+    meanMs: mean(latencies),
     p50Ms: percentile(latencies, 0.5),
     p99Ms: percentile(latencies, 0.99),
     cpuMicrosPerCall: (cpu.user + cpu.system) / latencies.length,
