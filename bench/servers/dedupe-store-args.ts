@@ -25,6 +25,7 @@ export async function dedupeStoreFromArgs(): Promise<NotificationDedupeStore | u
       ? undefined
       : new InMemoryNotificationDedupeStore({ maxEntries: Number(maxEntries) });
   }
+  if (maxEntries !== undefined) throw new Error('--max-entries is for the in-memory store, not with --store');
   const url = argument('redis-url');
   if (!url) throw new Error('expected --redis-url=redis://… with --store');
   // Loaded only with a Redis store, as an application without one never loads it.

@@ -14,10 +14,10 @@ import { telemetryModeFromArgs, telemetryOption, telemetryProviders } from './te
 
 /**
  * 4. This package's route: secret verification, validation, one handler, and the default dedupe store (with
- * `--max-entries=N`, one that keeps at most N keys), or with `--store=node-redis|ioredis --redis-url=…` the Redis store shared by several instances, or with
- * `--queue=web|both --redis-url=…` queue mode, storing only or also running a worker. With `--delays` the handler
- * records how long after its receipt by the route each notification reached it; `--telemetry=…` as
- * `telemetry-args.ts` says.
+ * `--max-entries=N`, one that keeps at most N keys), or with `--store=node-redis|ioredis --redis-url=…` the Redis
+ * store shared by several instances, or with `--queue=web|both --redis-url=…` queue mode, storing only or also
+ * running a worker. With `--delays` the handler records how long after its receipt by the route each notification
+ * reached it; `--telemetry=…` as `telemetry-args.ts` says.
  */
 const argument = (name: string) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
 const recordDelays = process.argv.includes('--delays');
