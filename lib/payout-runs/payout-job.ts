@@ -31,15 +31,27 @@ export const MAX_PAYOUT_DEPTH = 64;
 
 /**
  * A fingerprint of the body: the same payout written with its fields in another order has the same one, any other
- * difference a different one. Throws `PayoutValidationError` for a body nested deeper than `MAX_PAYOUT_DEPTH` (or
- * holding itself), naming its top-level field.
+ * difference a different one. Throws `PayoutValidationError`, and nothing else, for a body that has none: nested
+ * deeper than `MAX_PAYOUT_DEPTH` (or holding itself) or holding a `bigint`, naming its top-level field, or one whose
+ * reading throws (a getter or a proxy of the caller's).
  */
 export function payoutFingerprint(request: CreatePayoutRequest): string {
-  return hash('sha256', canonicalJson(request, 0, ''), 'hex');
+  let json: string;
+  try {
+    json = canonicalJson(request, 0, '');
+  } catch (error) {
+    if (error instanceof PayoutValidationError) throw error;
+    // The caller's own error is not echoed: it may quote what the body holds.
+    throw new PayoutValidationError([{ path: '', messages: ['must be plain data: reading it threw'] }]);
+  }
+  return hash('sha256', json, 'hex');
 }
 
 /** JSON with every object's keys in code-unit order and `undefined` members left out, as `JSON.stringify` leaves them. */
 function canonicalJson(value: unknown, depth: number, field: string): string {
+  if (typeof value === 'bigint') {
+    throw new PayoutValidationError([{ path: field, messages: ['must hold JSON values: a bigint is not one'] }]);
+  }
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (depth >= MAX_PAYOUT_DEPTH) {
     throw new PayoutValidationError([

@@ -99,6 +99,17 @@ interface PayoutJobSpec {
   readonly opts: object;
 }
 
+/** An item that passed validation, with its index in the array given to `enqueue()`. */
+interface ValidItem {
+  readonly request: CreatePayoutRequest;
+  readonly index: number;
+}
+
+/** A valid item with its body's fingerprint. */
+interface FingerprintedItem extends ValidItem {
+  readonly fingerprint: string;
+}
+
 /** A job to add, with the index of its item in the array given to `enqueue()`. */
 interface PayoutJobSpecAt {
   readonly index: number;
@@ -184,16 +195,17 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
     const db = options?.db;
     if (db !== undefined) this.checkTransaction(db);
     const results: PayoutEnqueueItem[] = Array.from({ length: items.length });
-    const fingerprints = await this.fingerprintValid(items, results);
-    if (db !== undefined) return this.writePending(db, items, fingerprints, runId, results);
+    await this.refuseInvalid(items, results);
+    const chunks = validChunks(items, results);
+    if (db !== undefined) return this.writePending(db, chunks, runId, results);
     // What is known of each item so far, should Redis fail before the end.
     const known: PayoutRunEnqueueItemStatus[] = items.map(() => 'not-queued');
     try {
-      const jobs = await this.claimAll(runId, items, fingerprints, results, known);
-      const chunks = Array.from({ length: Math.ceil(jobs.length / CHUNK) }, (_, at) =>
+      const jobs = await this.claimAll(runId, chunks, results, known);
+      const jobChunks = Array.from({ length: Math.ceil(jobs.length / CHUNK) }, (_, at) =>
         jobs.slice(at * CHUNK, (at + 1) * CHUNK),
       );
-      await eachInFlight(chunks, CHUNKS_IN_FLIGHT, async (chunk) => {
+      await eachInFlight(jobChunks, CHUNKS_IN_FLIGHT, async (chunk) => {
         chunk.forEach(({ index }) => (known[index] = 'maybe-queued'));
         await this.redisStep(this.queue.addBulk(chunk.map(({ job }) => job)));
         chunk.forEach(({ index }) => (known[index] = 'queued'));
@@ -205,33 +217,40 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * Validates each item, refusing an invalid one in `results`, and fingerprints each valid one. Everything that can
-   * refuse an item happens here, before any `request_id` is claimed, so that one bad item never leaves the others
-   * claimed without their jobs.
+   * Validates each item with `createPayout()`'s rules, refusing an invalid one in `results`. This runs on every item
+   * before any `request_id` is claimed; what is left to refuse an item later (its fingerprint, see
+   * `fingerprintChunk`) refuses it alone and never throws, so that one bad item never leaves the others claimed
+   * without their jobs.
    */
-  private async fingerprintValid(
-    items: readonly CreatePayoutRequest[],
-    results: PayoutEnqueueItem[],
-  ): Promise<(string | undefined)[]> {
-    const fingerprints: (string | undefined)[] = Array.from({ length: items.length });
+  private async refuseInvalid(items: readonly CreatePayoutRequest[], results: PayoutEnqueueItem[]): Promise<void> {
     for (let index = 0; index < items.length; index++) {
       const request = items[index]!;
+      // An ordinary valid request passes the quick check without a promise; anything else goes through the DTOs.
+      if (isCertainlyValidPayoutRequest(request)) continue;
       try {
-        // An ordinary valid request passes the quick check without a promise; anything else goes through the DTOs.
-        if (!isCertainlyValidPayoutRequest(request)) await validatePayoutRequest(request);
-        fingerprints[index] = payoutFingerprint(request);
+        await validatePayoutRequest(request);
       } catch (error) {
         if (!(error instanceof PayoutValidationError)) throw error;
-        const requestId = (request as { request_id?: unknown } | null)?.request_id;
-        results[index] = {
-          index,
-          requestId: typeof requestId === 'string' ? requestId : undefined,
-          status: 'refused',
-          error,
-        };
+        results[index] = refusal(index, request, error);
       }
     }
-    return fingerprints;
+  }
+
+  /**
+   * The fingerprint of each item of a chunk, taken as the chunk is claimed or written rather than all at once before:
+   * the next chunk's are taken while Redis runs this one's claim. An item that has none (nested too deep, or holding
+   * what JSON cannot carry) is refused in `results` and left out.
+   */
+  private fingerprintChunk(chunk: readonly ValidItem[], results: PayoutEnqueueItem[]): FingerprintedItem[] {
+    const fingerprinted: FingerprintedItem[] = [];
+    for (const { request, index } of chunk) {
+      try {
+        fingerprinted.push({ request, index, fingerprint: payoutFingerprint(request) });
+      } catch (error) {
+        results[index] = refusal(index, request, error as PayoutValidationError);
+      }
+    }
+    return fingerprinted;
   }
 
   /**
@@ -240,8 +259,7 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
    */
   private async claimAll(
     runId: string,
-    items: readonly CreatePayoutRequest[],
-    fingerprints: readonly (string | undefined)[],
+    chunks: readonly (readonly ValidItem[])[],
     results: PayoutEnqueueItem[],
     known: PayoutRunEnqueueItemStatus[],
   ): Promise<PayoutJobSpecAt[]> {
@@ -249,21 +267,16 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
     const carrier = this.instrumentation.payoutRunCarrier?.();
     const trace = carrier && Object.keys(carrier).length > 0 ? carrier : undefined;
     // Each chunk keeps its own jobs, so that they are added in the order of the items whichever claim answered first.
-    const chunks: { pending: { request: CreatePayoutRequest; index: number }[]; jobs: PayoutJobSpecAt[] }[] = [];
-    for (let start = 0; start < items.length; start += CHUNK) {
-      const pending = items
-        .slice(start, start + CHUNK)
-        .map((request, offset) => ({ request, index: start + offset }))
-        .filter(({ index }) => !results[index]);
-      if (pending.length > 0) chunks.push({ pending, jobs: [] });
-    }
+    const claimed = chunks.map((chunk) => ({ chunk, jobs: [] as PayoutJobSpecAt[] }));
     const inFlight = this.store.claimsRunInOrder === true ? CHUNKS_IN_FLIGHT : 1;
-    await eachInFlight(chunks, inFlight, async ({ pending, jobs }) => {
+    await eachInFlight(claimed, inFlight, async ({ chunk, jobs }) => {
+      const pending = this.fingerprintChunk(chunk, results);
+      if (pending.length === 0) return;
       const claims = await this.claimChunk(
         runId,
-        pending.map(({ request, index }) => ({
+        pending.map(({ request, fingerprint }) => ({
           requestId: request.request_id,
-          fingerprint: fingerprints[index]!,
+          fingerprint,
           request: request as unknown as Readonly<Record<string, unknown>>,
         })),
         pending.map(({ index }) => index),
@@ -293,7 +306,7 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
         }
       });
     });
-    return chunks.flatMap(({ jobs }) => jobs);
+    return claimed.flatMap(({ jobs }) => jobs);
   }
 
   /** One reply of Redis while enqueueing, bounded by `enqueueTimeoutMs`. */
@@ -403,25 +416,21 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
   /** `enqueue()` with `db`: the valid items written as pending in the caller's transaction, nothing queued. */
   private async writePending(
     db: PayoutLedgerTransaction,
-    items: readonly CreatePayoutRequest[],
-    fingerprints: readonly (string | undefined)[],
+    chunks: readonly (readonly ValidItem[])[],
     runId: string,
     results: PayoutEnqueueItem[],
   ): Promise<PayoutEnqueueResult> {
     const carrier = this.instrumentation.payoutRunCarrier?.();
     const trace = carrier && Object.keys(carrier).length > 0 ? carrier : undefined;
-    for (let start = 0; start < items.length; start += CHUNK) {
-      const valid = items
-        .slice(start, start + CHUNK)
-        .map((request, offset) => ({ request, index: start + offset }))
-        .filter(({ index }) => !results[index]);
+    for (const chunk of chunks) {
+      const valid = this.fingerprintChunk(chunk, results);
       if (valid.length === 0) continue;
       const writes = await this.store.outbox!.writePending(
         db,
         runId,
-        valid.map(({ request, index }) => ({
+        valid.map(({ request, fingerprint }) => ({
           requestId: request.request_id,
-          fingerprint: fingerprints[index]!,
+          fingerprint,
           request: request as unknown as Readonly<Record<string, unknown>>,
         })),
         trace,
@@ -500,6 +509,25 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
       },
     };
   }
+}
+
+/** The items not refused, in chunks of `CHUNK` items of the array given (fewer where some were refused). */
+function validChunks(items: readonly CreatePayoutRequest[], results: readonly PayoutEnqueueItem[]): ValidItem[][] {
+  const chunks: ValidItem[][] = [];
+  for (let start = 0; start < items.length; start += CHUNK) {
+    const chunk: ValidItem[] = [];
+    for (let index = start; index < Math.min(start + CHUNK, items.length); index++) {
+      if (!results[index]) chunk.push({ request: items[index]!, index });
+    }
+    if (chunk.length > 0) chunks.push(chunk);
+  }
+  return chunks;
+}
+
+/** An item refused by `error`, under its `request_id` when it has a string one. */
+function refusal(index: number, request: unknown, error: PayoutValidationError): PayoutEnqueueItem {
+  const requestId = (request as { request_id?: unknown } | null)?.request_id;
+  return { index, requestId: typeof requestId === 'string' ? requestId : undefined, status: 'refused', error };
 }
 
 function enqueueResult(runId: string, items: PayoutEnqueueItem[]): PayoutEnqueueResult {

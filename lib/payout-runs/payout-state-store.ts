@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { PayoutCountedState, PayoutLedger, PayoutLedgerRecord } from '../index.js';
+import type { PayoutCountedState, PayoutLedger, PayoutLedgerClaim, PayoutLedgerRecord } from '../index.js';
 import { payoutKey } from './payout-job.js';
 import { BEGIN, CLAIM, PAUSE, RESOLVE, SETTLE } from './run-scripts.js';
 import { ACQUIRE_SWEEP, GIVE_UP, RELEASE_SWEEP, RENEW_SWEEP } from './reconcile-scripts.js';
@@ -71,15 +71,20 @@ export class PayoutStateStore implements PayoutLedger {
   async claim(
     runId: string,
     items: readonly { requestId: string; fingerprint: string }[],
-  ): Promise<{ verdict: 'queued' | 'already' | 'conflict'; state: PayoutState; runId: string }[]> {
+  ): Promise<PayoutLedgerClaim[]> {
     const args: unknown[] = [this.runKeyOf(runId), runId, this.windowMs, Date.now()];
     for (const { requestId, fingerprint } of items) args.push(this.payoutKeyOf(requestId), fingerprint, requestId);
-    const replies = (await this.run('payoutRunsClaim', args)) as string[];
-    return items.map((_, index) => ({
-      verdict: replies[index * 3] as 'queued' | 'already' | 'conflict',
-      state: replies[index * 3 + 1] as PayoutState,
-      runId: replies[index * 3 + 2]!,
-    }));
+    // The script replies only for the payouts it found already there; every other one it queued for this run.
+    const found = (await this.run('payoutRunsClaim', args)) as (number | string)[];
+    const claims = items.map((): PayoutLedgerClaim => ({ verdict: 'queued', state: 'queued', runId }));
+    for (let at = 0; at < found.length; at += 4) {
+      claims[(found[at] as number) - 1] = {
+        verdict: found[at + 1] as 'already' | 'conflict',
+        state: found[at + 2] as PayoutState,
+        runId: found[at + 3] as string,
+      };
+    }
+    return claims;
   }
 
   async begin(

@@ -9,24 +9,28 @@
  * Records each new `request_id` of a chunk as queued; for a known one, says whether the body is the same. One call per
  * chunk of an enqueue rather than per payout. KEYS[1] is the run's counts; the payouts' hashes come in ARGV (key,
  * fingerprint, request_id for each), in the same hash slot as the run's key (the prefix's hash tag on a Cluster).
+ * Replies only for the known ones (position from 1, 'already' or 'conflict', state, run): a chunk of new payouts, the
+ * usual case, gets an empty reply.
  */
 export const CLAIM = `
 local replies = {}
 local added = 0
+local position = 0
 for i = 4, #ARGV, 3 do
+  position = position + 1
   local key, fp, rid = ARGV[i], ARGV[i + 1], ARGV[i + 2]
   local existing = redis.call('HMGET', key, 'fp', 'state', 'run')
   if existing[1] then
-    if existing[1] == fp then table.insert(replies, 'already') else table.insert(replies, 'conflict') end
-    table.insert(replies, existing[2])
-    table.insert(replies, existing[3])
+    local verdict = 'conflict'
+    if existing[1] == fp then verdict = 'already' end
+    replies[#replies + 1] = position
+    replies[#replies + 1] = verdict
+    replies[#replies + 1] = existing[2]
+    replies[#replies + 1] = existing[3]
   else
     redis.call('HSET', key, 'rid', rid, 'fp', fp, 'run', ARGV[1], 'state', 'queued', 'attempt', 0, 'since', ARGV[3])
     redis.call('PEXPIRE', key, ARGV[2])
     added = added + 1
-    table.insert(replies, 'queued')
-    table.insert(replies, 'queued')
-    table.insert(replies, ARGV[1])
   end
 end
 if added > 0 then

@@ -191,6 +191,42 @@ describeWithRedis('enqueue() while Redis fails', () => {
     expect((await queueOf(prefix).getJobCounts('waiting')).waiting).toBe(501);
   });
 
+  it('refuses alone an item holding a bigint and one whose field throws when read, in separate chunks, and queues the others', async () => {
+    const prefix = nextPrefix();
+    const { runs } = await start({ prefix, enqueueTimeoutMs: undefined });
+    // Queued by an earlier run: recognised in the middle of a chunk, under that run.
+    await runs.enqueue([payout('odd-3')], { runId: 'earlier' });
+    const items = Array.from({ length: 600 }, (_, index) => payout(`odd-${index}`));
+    items[1] = { ...items[1]!, extra: { count: 10n } } as unknown as CreatePayoutRequest;
+    const throwing = { ...items[550]! };
+    Object.defineProperty(throwing, 'extra', {
+      enumerable: true,
+      get: () => {
+        throw new Error('the getter holds sk_live_getter_secret');
+      },
+    });
+    items[550] = throwing;
+
+    const result = await runs.enqueue(items, { runId: 'odd' });
+
+    expect(result).toMatchObject({ queued: 597, alreadyQueued: 1, refused: 2 });
+    expect(result.items[3]).toEqual({ index: 3, requestId: 'odd-3', status: 'already-queued', runId: 'earlier' });
+    const errorOf = (index: number) => {
+      const item = result.items[index]!;
+      expect(item).toMatchObject({ index, requestId: `odd-${index}`, status: 'refused' });
+      const error = item.status === 'refused' ? item.error : undefined;
+      expect(error).toBeInstanceOf(PayoutValidationError);
+      return error as PayoutValidationError;
+    };
+    expect(errorOf(1).errors).toEqual([{ path: 'extra', messages: ['must hold JSON values: a bigint is not one'] }]);
+    expect(errorOf(550).errors).toEqual([{ path: '', messages: ['must be plain data: reading it threw'] }]);
+    expect(JSON.stringify(errorOf(550))).not.toContain('sk_live_getter_secret');
+    expect(errorOf(550).message).not.toContain('sk_live_getter_secret');
+    expect((await runs.progress('odd'))!.counts).toMatchObject({ queued: 597, total: 597 });
+    // Every claimed request_id has its job: the 597 of this run and the one of the earlier run.
+    expect((await queueOf(prefix).getJobCounts('waiting')).waiting).toBe(598);
+  });
+
   it('leaves no claimed request_id without its job: the add refused after the claim, the same enqueue again adds it', async () => {
     const prefix = nextPrefix();
     const admin = new Redis(redis.port, '127.0.0.1');
