@@ -1,4 +1,5 @@
 import type { ConnectionOptions } from 'bullmq';
+import { ConfigProblems } from '../common/config-problems.js';
 import { optionKeys, rejectUnknownKeys } from '../common/known-option-keys.js';
 import { REDIS_CONNECTION_EXPECTED, redisConnectionOption } from '../common/redis-connection-option.js';
 import { type PayoutLedgerFactory, PayoutsConfigError } from '../index.js';
@@ -148,65 +149,101 @@ const OPTION_KEYS = optionKeys<PayoutRunsOptions>()(
 );
 const RATE_LIMIT_KEYS = optionKeys<PayoutRunsRateLimit>()('max', 'durationMs', 'slices');
 
-/** Checks the options at bootstrap, so a bad one stops it; never echoes a value. */
+/**
+ * Checks the options at bootstrap, so a bad one stops it, naming every option that is wrong at once; never echoes a
+ * value.
+ */
 export function resolvePayoutRunsOptions(options: PayoutRunsOptions): PayoutRunsConfig {
   if (options === null || typeof options !== 'object') {
     throw new PayoutsConfigError('options', 'an object with connection and rateLimit', RUNS_OWNER);
   }
-  rejectUnknownKeys(options, OPTION_KEYS, '', RUNS_OWNER);
-  const { account, prefix = 'bull', worker = true, providerDedupesRequestId = false } = options;
+  const problems = new ConfigProblems(options, OPTION_KEYS, RUNS_OWNER);
+  const account = problems.check(() => resolveAccount(options.account));
+  const connection = problems.check(() => resolveConnection(options.connection));
+  const config: PayoutRunsConfig = {
+    account,
+    connection,
+    prefix: problems.check(() => resolvePrefix(options.prefix, connection)),
+    ...problems.check(() => limiterOf(options.rateLimit)),
+    concurrency: problems.check(() => whole('concurrency', options.concurrency, 10, 1, 1000)),
+    dedupeWindowMs: problems.check(() =>
+      whole('dedupeWindowMs', options.dedupeWindowMs, 30 * DAY_MS, 1000, 400 * DAY_MS),
+    ),
+    attempts: problems.check(() => whole('attempts', options.attempts, 5, 1, 1000)),
+    backoffMs: problems.check(() => whole('backoffMs', options.backoffMs, 5000, 1, DAY_MS)),
+    worker: problems.check(() => flag('worker', options.worker, true)),
+    lockDurationMs: problems.check(() => whole('lockDurationMs', options.lockDurationMs, 30_000, 100, 10 * MINUTE_MS)),
+    shutdownTimeoutMs: problems.check(() =>
+      whole('shutdownTimeoutMs', options.shutdownTimeoutMs, 30_000, 0, 10 * MINUTE_MS),
+    ),
+    enqueueTimeoutMs: problems.check(() =>
+      whole('enqueueTimeoutMs', options.enqueueTimeoutMs, 10_000, 1, 10 * MINUTE_MS),
+    ),
+    acceptEvictionPolicy: problems.check(() => resolveEvictionPolicy(options.acceptEvictionPolicy)),
+    providerDedupesRequestId: problems.check(() =>
+      flag('providerDedupesRequestId', options.providerDedupesRequestId, false),
+    ),
+    reconcile: problems.check(() => resolveReconcileOptions(options.reconcile)),
+    progressIntervalMs: problems.check(() =>
+      whole('progressIntervalMs', options.progressIntervalMs, 1000, 100, 10 * MINUTE_MS),
+    ),
+    ledger: problems.check(() => resolveLedger(options.ledger)),
+  };
+  // After the checks of each option, which name a known one spelt otherwise as missing.
+  problems.checkUnknownKeys();
+  problems.throwIfAny();
+  return config;
+}
+
+function resolveAccount(account: unknown): string | undefined {
   if (account !== undefined && (typeof account !== 'string' || !/^[A-Za-z0-9][\w.-]{0,62}$/.test(account))) {
     throw new PayoutsConfigError('account', 'the name of a PayoutsModule registration', RUNS_OWNER);
   }
-  const connection = redisConnectionOption<ConnectionOptions>(options.connection);
-  if (connection === undefined) throw new PayoutsConfigError('connection', REDIS_CONNECTION_EXPECTED, RUNS_OWNER);
+  return account;
+}
+
+function resolveConnection(connection: unknown): ConnectionOptions {
+  const resolved = redisConnectionOption<ConnectionOptions>(connection);
+  if (resolved === undefined) throw new PayoutsConfigError('connection', REDIS_CONNECTION_EXPECTED, RUNS_OWNER);
+  return resolved;
+}
+
+/** `connection` is `undefined` when it is wrong itself: the prefix is then checked alone. */
+function resolvePrefix(prefix: unknown = 'bull', connection: ConnectionOptions | undefined): string {
   if (typeof prefix !== 'string' || prefix === '' || prefix.includes(':')) {
     throw new PayoutsConfigError('prefix', 'a non-empty string without ":", such as "bull"', RUNS_OWNER);
   }
-  if (isCluster(connection) && !/\{[^{}]+\}/.test(prefix)) {
+  if (connection !== undefined && isCluster(connection) && !/\{[^{}]+\}/.test(prefix)) {
     throw new PayoutsConfigError(
       'prefix',
       'a prefix with a hash tag, such as "{payouts}", with a Redis Cluster connection: the keys of a queue must share a slot',
       RUNS_OWNER,
     );
   }
-  if (typeof worker !== 'boolean') throw new PayoutsConfigError('worker', 'true or false', RUNS_OWNER);
-  const { ledger } = options;
+  return prefix;
+}
+
+function resolveLedger(ledger: unknown): PayoutLedgerFactory | undefined {
   if (
     ledger !== undefined &&
     (ledger === null || typeof (ledger as Partial<PayoutLedgerFactory>).create !== 'function')
   ) {
     throw new PayoutsConfigError('ledger', 'a ledger such as payoutLedgerPostgres({ pool })', RUNS_OWNER);
   }
-  const { acceptEvictionPolicy } = options;
-  if (
-    acceptEvictionPolicy !== undefined &&
-    (typeof acceptEvictionPolicy !== 'string' || !/^[a-z][a-z-]{0,39}$/.test(acceptEvictionPolicy))
-  ) {
+  return ledger as PayoutLedgerFactory | undefined;
+}
+
+function resolveEvictionPolicy(policy: unknown): string | undefined {
+  if (policy !== undefined && (typeof policy !== 'string' || !/^[a-z][a-z-]{0,39}$/.test(policy))) {
     throw new PayoutsConfigError('acceptEvictionPolicy', "a Redis maxmemory-policy, such as 'allkeys-lru'", RUNS_OWNER);
   }
-  if (typeof providerDedupesRequestId !== 'boolean') {
-    throw new PayoutsConfigError('providerDedupesRequestId', 'true or false', RUNS_OWNER);
-  }
-  return {
-    account,
-    connection,
-    prefix,
-    ...limiterOf(options.rateLimit),
-    concurrency: whole('concurrency', options.concurrency, 10, 1, 1000),
-    dedupeWindowMs: whole('dedupeWindowMs', options.dedupeWindowMs, 30 * DAY_MS, 1000, 400 * DAY_MS),
-    attempts: whole('attempts', options.attempts, 5, 1, 1000),
-    backoffMs: whole('backoffMs', options.backoffMs, 5000, 1, DAY_MS),
-    worker,
-    lockDurationMs: whole('lockDurationMs', options.lockDurationMs, 30_000, 100, 10 * MINUTE_MS),
-    shutdownTimeoutMs: whole('shutdownTimeoutMs', options.shutdownTimeoutMs, 30_000, 0, 10 * MINUTE_MS),
-    enqueueTimeoutMs: whole('enqueueTimeoutMs', options.enqueueTimeoutMs, 10_000, 1, 10 * MINUTE_MS),
-    acceptEvictionPolicy,
-    providerDedupesRequestId,
-    reconcile: resolveReconcileOptions(options.reconcile),
-    progressIntervalMs: whole('progressIntervalMs', options.progressIntervalMs, 1000, 100, 10 * MINUTE_MS),
-    ledger,
-  };
+  return policy;
+}
+
+function flag(name: string, value: unknown, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') throw new PayoutsConfigError(name, 'true or false', RUNS_OWNER);
+  return value;
 }
 
 /**

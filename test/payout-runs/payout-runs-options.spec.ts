@@ -66,7 +66,7 @@ describe('PayoutRunsModule options', () => {
     }) as unknown as PayoutRunsOptions['connection'];
 
     expect(() => resolvePayoutRunsOptions({ connection: cluster, rateLimit })).toThrow(
-      'PayoutRunsModule option "prefix" is invalid: expected a prefix with a hash tag, such as "{payouts}", with a ' +
+      'PayoutRunsModule option "prefix" is missing: expected a prefix with a hash tag, such as "{payouts}", with a ' +
         'Redis Cluster connection: the keys of a queue must share a slot.',
     );
     expect(resolvePayoutRunsOptions({ connection: cluster, rateLimit, prefix: '{payouts}' }).prefix).toBe('{payouts}');
@@ -77,6 +77,7 @@ describe('PayoutRunsModule options', () => {
       { rateLimit },
       'connection',
       'a redis:// or rediss:// URL, Redis connection options such as { host, port }, or a client',
+      'missing',
     ],
     [
       { rateLimit, connection: 'localhost:6379' },
@@ -88,7 +89,7 @@ describe('PayoutRunsModule options', () => {
       'connection',
       'a redis:// or rediss:// URL, Redis connection options such as { host, port }, or a client',
     ],
-    [{ connection }, 'rateLimit', '{ max, durationMs } as the provider allows, or false'],
+    [{ connection }, 'rateLimit', '{ max, durationMs } as the provider allows, or false', 'missing'],
     [{ connection, rateLimit: { max: 0, durationMs: 1000 } }, 'rateLimit.max', 'a whole number from 1 to 1000000'],
     [
       { connection, rateLimit: { max: 5, duration: 1000 } },
@@ -107,13 +108,46 @@ describe('PayoutRunsModule options', () => {
       'providerDedupesRequestIds',
       'a known option name (did you mean "providerDedupesRequestId"?)',
     ],
-  ])('refuses %j at bootstrap, naming the option and never its value', async (options, option, expected) => {
-    // As PayoutsModule: importing the module never throws, the app's bootstrap fails.
-    const module = PayoutRunsModule.forRoot(options as unknown as PayoutRunsOptions);
-    const thrown = await bootstrapError(module);
+  ])(
+    'refuses %j at bootstrap, naming the option and never its value',
+    async (options, option, expected, state?: string) => {
+      // As PayoutsModule: importing the module never throws, the app's bootstrap fails.
+      const module = PayoutRunsModule.forRoot(options as unknown as PayoutRunsOptions);
+      const thrown = await bootstrapError(module);
+      expect(thrown).toBeInstanceOf(PayoutsConfigError);
+      expect((thrown as Error).message).toBe(
+        `PayoutRunsModule option "${option}" is ${state ?? 'invalid'}: expected ${expected}.`,
+      );
+      expect((thrown as Error).message).not.toContain('redis-password-5e7a');
+    },
+  );
+
+  it('names every wrong option at once, a required one spelt otherwise as missing, and never a value', async () => {
+    const options = {
+      Connection: 'redis://u:redis-password-5e7a@127.0.0.1:6379',
+      rateLimit: { max: 0, durationMs: 1000 },
+      prefix: 'a:b',
+      worker: 'yes',
+      enqueueTimeoutMs: 2.5,
+      progressIntervalMS: 500,
+    };
+
+    const thrown = await bootstrapError(PayoutRunsModule.forRoot(options as unknown as PayoutRunsOptions));
+
     expect(thrown).toBeInstanceOf(PayoutsConfigError);
-    expect((thrown as Error).message).toBe(`PayoutRunsModule option "${option}" is invalid: expected ${expected}.`);
-    expect((thrown as Error).message).not.toContain('redis-password-5e7a');
+    expect((thrown as PayoutsConfigError).option).toBe('connection');
+    expect((thrown as Error).message).toBe(
+      [
+        'PayoutRunsModule has 6 invalid options:',
+        '- "connection" is missing; you passed "Connection".',
+        '- "prefix" is invalid: expected a non-empty string without ":", such as "bull".',
+        '- "rateLimit.max" is invalid: expected a whole number from 1 to 1000000.',
+        '- "worker" is invalid: expected true or false.',
+        '- "enqueueTimeoutMs" is invalid: expected a whole number from 1 to 600000.',
+        '- "progressIntervalMS" is invalid: expected a known option name (did you mean "progressIntervalMs"?).',
+      ].join('\n'),
+    );
+    expect(JSON.stringify(thrown)).not.toContain('redis-password-5e7a');
   });
 
   it('checks forRootAsync at bootstrap too: its account, and a useFactory that is no function', async () => {
