@@ -336,5 +336,50 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       },
       120_000,
     );
+
+    it('claims one chunk at a time: transactions of a pool could lock the same rows in opposite orders', async () => {
+      const { pool } = await freshDatabase(server);
+      pools.push(pool);
+      // Each claim's statement is held a while before it goes: a second chunk claimed meanwhile would be seen.
+      const claims = { sent: 0, inFlight: 0, most: 0 };
+      const patched = new WeakSet<pg.PoolClient>();
+      const counting = {
+        connect: async () => {
+          const client = await pool.connect();
+          if (!patched.has(client)) {
+            patched.add(client);
+            const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+            client.query = (async (...args: unknown[]) => {
+              const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text: string }).text;
+              // A claim's statement, not the migration that creates its function.
+              if (!/^SELECT .*\.payout_claim\(/.test(text)) return query(...args);
+              claims.sent += 1;
+              claims.most = Math.max(claims.most, ++claims.inFlight);
+              try {
+                await new Promise((resolve) => setTimeout(resolve, 200));
+                return await query(...args);
+              } finally {
+                claims.inFlight -= 1;
+              }
+            }) as typeof client.query;
+          }
+          return client;
+        },
+      };
+      const { runs } = await start(
+        () => ({ kind: 'created' }),
+        { worker: false, ledger: payoutLedgerPostgres({ pool: counting, migrate: true, timeoutMs: 2000 }) },
+        false,
+      );
+
+      const result = await runs.enqueue(
+        Array.from({ length: 1500 }, (_, i) => payout(`chunk-${i}`)),
+        { runId: 'chunked' },
+      );
+
+      expect(result).toMatchObject({ queued: 1500, refused: 0 });
+      expect(claims).toEqual({ sent: 3, inFlight: 0, most: 1 });
+      expect(await rowsOf(pool, 'SELECT count(*)::integer AS n FROM nestjs_payouts.payouts')).toEqual([{ n: 1500 }]);
+    });
   });
 });
