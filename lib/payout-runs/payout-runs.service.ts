@@ -325,8 +325,7 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
     const states = items.map((request, index) => {
       const result = results[index];
       if (result?.status === 'refused') return { index, requestId: result.requestId, status: 'refused' as const };
-      const requestId = (request as { request_id?: unknown }).request_id;
-      return { index, requestId: typeof requestId === 'string' ? requestId : undefined, status: known[index]! };
+      return { index, requestId: requestIdOf(request), status: known[index]! };
     });
     if (error instanceof RedisStepTimeout) {
       return new PayoutRunEnqueueError(runId, 'timeout', states, error.message);
@@ -524,10 +523,15 @@ function validChunks(items: readonly CreatePayoutRequest[], results: readonly Pa
   return chunks;
 }
 
-/** An item refused by `error`, under its `request_id` when it has a string one. */
+/** An item refused by `error`. */
 function refusal(index: number, request: unknown, error: PayoutValidationError): PayoutEnqueueItem {
+  return { index, requestId: requestIdOf(request), status: 'refused', error };
+}
+
+/** An item's `request_id` when it has a string one: an item refused, or one Redis failed on, may not. */
+function requestIdOf(request: unknown): string | undefined {
   const requestId = (request as { request_id?: unknown } | null)?.request_id;
-  return { index, requestId: typeof requestId === 'string' ? requestId : undefined, status: 'refused', error };
+  return typeof requestId === 'string' ? requestId : undefined;
 }
 
 function enqueueResult(runId: string, items: PayoutEnqueueItem[]): PayoutEnqueueResult {
