@@ -13,12 +13,12 @@ import { type Cell, formatRatio, printTable } from '../table.js';
 import { HAND_WRITTEN_MEMORY_FASTIFY_TARGET, HAND_WRITTEN_TARGETS, PLAIN_ROUTE_TARGETS } from './route-targets.js';
 
 /**
- * Item 13: the in-memory routes of items 1 to 4aa (and Fastify's route 4 again with its dedupe store full), each
- * counted in instructions its server process runs per request (valgrind's callgrind, every thread of the process: the
- * route, the garbage collector and the compiler). Unlike CPU time, that count does not depend on what else the
- * machine runs, so two runs on a shared machine agree, and so do two servers of the same build (the A/A row). It is
- * not time: a cache miss or a system call costs more than its instructions say, which is why the route phase's CPU
- * per request stays beside it.
+ * Item 13: the in-memory routes of items 1 to 4aa (and on Fastify route 4 again with its dedupe store full, and 3hk,
+ * the floor that remembers each key, growing and full), each counted in instructions its server process runs per
+ * request (valgrind's callgrind, every thread of the process: the route, the garbage collector and the compiler).
+ * Unlike CPU time, that count does not depend on what else the machine runs, so two runs on a shared machine agree, and
+ * so do two servers of the same build (the A/A row). It is not time: a cache miss or a system call costs more than its
+ * instructions say, which is why the route phase's CPU per request stays beside it.
  */
 
 interface Scenario {
@@ -50,12 +50,26 @@ const SCENARIOS: readonly Scenario[] = [
       nest('hand-memory', '2m hand-written, in memory', './servers/hand-written.server.js', ['--mode=memory']),
     ];
   }),
-  // Fastify's only: an Express server under valgrind would take most of an hour to fill the store.
+  // Fastify's only: an Express server under valgrind would take most of an hour to fill the store, and Express's
+  // windows see no major collection, which is what 3hk measures.
   {
     key: 'fastify-package-full',
     label: 'fastify 4 nestjs-payouts, its dedupe store full',
     script: './servers/package.server.js',
     args: ['--adapter=fastify'],
+    fillsStore: true,
+  },
+  {
+    key: 'fastify-floor-keys',
+    label: 'fastify 3hk every hook, remembering each key, no other work',
+    script: './servers/route-floor.server.js',
+    args: ['--adapter=fastify', '--remember-keys'],
+  },
+  {
+    key: 'fastify-floor-keys-full',
+    label: 'fastify 3hk every hook, remembering each key, its keys full',
+    script: './servers/route-floor.server.js',
+    args: ['--adapter=fastify', '--remember-keys'],
     fillsStore: true,
   },
 ];
@@ -254,6 +268,11 @@ function report(
       ),
       row(adapter, '4/1 package ÷ raw node:http', pkg, 'raw'),
       row(adapter, '4 store full ÷ 3 plain Nest', `${pkg}-full`, `${adapter}-plain`, PLAIN_ROUTE_TARGETS[adapter]),
+      // What keeping the keys costs any route that refuses a re-send in memory, and the package's work above that.
+      row(adapter, '3hk remembering each key ÷ 3 plain Nest', `${adapter}-floor-keys`, `${adapter}-plain`),
+      row(adapter, '4 ÷ 3hk remembering each key', pkg, `${adapter}-floor-keys`),
+      row(adapter, '3hk keys full ÷ 3 plain Nest', `${adapter}-floor-keys-full`, `${adapter}-plain`),
+      row(adapter, '4 store full ÷ 3hk keys full', `${pkg}-full`, `${adapter}-floor-keys-full`),
       aaRow(adapter),
     ];
   }).filter((cells) => cells.length > 0);
