@@ -1,4 +1,5 @@
 import type { ConnectionOptions } from 'bullmq';
+import { booleanOption } from '../common/boolean-option.js';
 import { ConfigProblems } from '../common/config-problems.js';
 import { optionKeys, rejectUnknownKeys } from '../common/known-option-keys.js';
 import { REDIS_CONNECTION_EXPECTED, redisConnectionOption } from '../common/redis-connection-option.js';
@@ -171,7 +172,7 @@ export function resolvePayoutRunsOptions(options: PayoutRunsOptions): PayoutRuns
     ),
     attempts: problems.check(() => whole('attempts', options.attempts, 5, 1, 1000)),
     backoffMs: problems.check(() => whole('backoffMs', options.backoffMs, 5000, 1, DAY_MS)),
-    worker: problems.check(() => flag('worker', options.worker, true)),
+    worker: problems.check(() => booleanOption('worker', options.worker, true, RUNS_OWNER)),
     lockDurationMs: problems.check(() => whole('lockDurationMs', options.lockDurationMs, 30_000, 100, 10 * MINUTE_MS)),
     shutdownTimeoutMs: problems.check(() =>
       whole('shutdownTimeoutMs', options.shutdownTimeoutMs, 30_000, 0, 10 * MINUTE_MS),
@@ -181,7 +182,7 @@ export function resolvePayoutRunsOptions(options: PayoutRunsOptions): PayoutRuns
     ),
     acceptEvictionPolicy: problems.check(() => resolveEvictionPolicy(options.acceptEvictionPolicy)),
     providerDedupesRequestId: problems.check(() =>
-      flag('providerDedupesRequestId', options.providerDedupesRequestId, false),
+      booleanOption('providerDedupesRequestId', options.providerDedupesRequestId, false, RUNS_OWNER),
     ),
     reconcile: problems.check(() => resolveReconcileOptions(options.reconcile)),
     progressIntervalMs: problems.check(() =>
@@ -238,12 +239,6 @@ function resolveEvictionPolicy(policy: unknown): string | undefined {
     throw new PayoutsConfigError('acceptEvictionPolicy', "a Redis maxmemory-policy, such as 'allkeys-lru'", RUNS_OWNER);
   }
   return policy;
-}
-
-function flag(name: string, value: unknown, fallback: boolean): boolean {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'boolean') throw new PayoutsConfigError(name, 'true or false', RUNS_OWNER);
-  return value;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { booleanOption } from '../common/boolean-option.js';
 import { optionKeys, rejectUnknownKeys } from '../common/known-option-keys.js';
 import { type PayoutLedgerFactory, PayoutsConfigError } from '../index.js';
 import { PostgresPayoutLedger } from './postgres-payout-ledger.js';
@@ -69,7 +70,7 @@ function resolveOptions(options: PayoutLedgerPostgresOptions): PayoutLedgerPostg
     throw new PayoutsConfigError('options', 'an object with pool', OWNER);
   }
   rejectUnknownKeys(options, KEYS, '', OWNER);
-  const { pool, schema = 'nestjs_payouts', migrate = false, preparedStatements = true } = options;
+  const { pool, schema = 'nestjs_payouts' } = options;
   if (pool === null || typeof pool !== 'object' || typeof (pool as { connect?: unknown }).connect !== 'function') {
     throw new PayoutsConfigError(
       'pool',
@@ -80,10 +81,8 @@ function resolveOptions(options: PayoutLedgerPostgresOptions): PayoutLedgerPostg
   if (typeof schema !== 'string' || !SCHEMA.test(schema)) {
     throw new PayoutsConfigError('schema', 'a lower-case name of letters, digits and "_", such as "payouts"', OWNER);
   }
-  if (typeof migrate !== 'boolean') throw new PayoutsConfigError('migrate', 'true or false', OWNER);
-  if (typeof preparedStatements !== 'boolean') {
-    throw new PayoutsConfigError('preparedStatements', 'true or false', OWNER);
-  }
+  const migrate = booleanOption('migrate', options.migrate, false, OWNER);
+  const preparedStatements = booleanOption('preparedStatements', options.preparedStatements, true, OWNER);
   return {
     pool,
     schema,
