@@ -1,4 +1,5 @@
 import { isAbsolute, join, resolve } from 'node:path';
+import { argValue } from './command-line.js';
 
 /**
  * `--baseline=<dir>`: a checkout of an earlier commit, built (`npm run build && npx tsc -p bench/tsconfig.json`),
@@ -6,7 +7,7 @@ import { isAbsolute, join, resolve } from 'node:path';
  * scripts (relative to `bench/dist/bench`), or undefined without the option.
  */
 export function baselineScript(relativePath: string): string | undefined {
-  const dir = process.argv.find((arg) => arg.startsWith('--baseline='))?.slice('--baseline='.length);
+  const dir = argValue('baseline');
   if (dir === undefined) return undefined;
   return join(isAbsolute(dir) ? dir : resolve(dir), 'bench', 'dist', 'bench', relativePath);
 }

@@ -13,11 +13,12 @@ import { measureRedisMemory } from './phases/redis-memory.phase.js';
 import { measureRouteInstructions } from './phases/route-instructions.phase.js';
 import { measureTelemetry } from './phases/telemetry.phase.js';
 import { FULL_SETTINGS, QUICK_SETTINGS } from './settings.js';
+import { argValue, argValues } from './command-line.js';
 
 const quick = process.argv.includes('--quick');
 /** `--rounds=N` and `--seconds=S` shorten (or lengthen) the rounds on a machine that cannot be had for long. */
 const numberOption = (name: string) => {
-  const value = process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const value = argValue(name);
   if (value === undefined) return undefined;
   if (!/^[1-9]\d*$/.test(value)) {
     console.error(`bench: --${name} must be a whole number of at least 1, got ${value}`);
@@ -47,7 +48,7 @@ const PHASES = [
 ] as const;
 type Phase = (typeof PHASES)[number];
 /** `--phase=route` (repeatable) runs only the phases named; every phase runs by default. */
-const chosen = process.argv.filter((arg) => arg.startsWith('--phase=')).map((arg) => arg.slice('--phase='.length));
+const chosen = argValues('phase');
 const unknownPhase = chosen.find((name) => !PHASES.includes(name as Phase));
 if (unknownPhase !== undefined) {
   console.error(`bench: unknown phase ${unknownPhase}; expected one of ${PHASES.join(', ')}`);

@@ -17,6 +17,7 @@ import { REDIS_CLIENTS } from '../servers/dedupe-store-args.js';
 import { MIB, median, spreadOf } from '../stats.js';
 import { type Cell, formatSpread, printTable } from '../table.js';
 import { HAND_WRITTEN_MEMORY_FASTIFY_TARGET, HAND_WRITTEN_TARGETS, PLAIN_ROUTE_TARGETS } from './route-targets.js';
+import { argValues } from '../command-line.js';
 
 interface ServerSpec {
   readonly key: string;
@@ -195,7 +196,7 @@ if (BASELINE_SERVER !== undefined) {
  * `hand-memory`, `package-node-redis`, `package-ioredis`, `hand-redis`, `package-queue` or `hand-queue`, and with
  * `--baseline` the package's with `-before` appended (`fastify-package-before`).
  */
-const ONLY = process.argv.filter((arg) => arg.startsWith('--only=')).map((arg) => arg.slice('--only='.length));
+const ONLY = argValues('only');
 const chosen = (key: string) => ONLY.length === 0 || ONLY.includes(key);
 
 /** Servers booting at once before the rounds. */

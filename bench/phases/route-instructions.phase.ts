@@ -11,6 +11,7 @@ import { ADAPTERS, type AdapterName, type BenchSettings } from '../settings.js';
 import { mean } from '../stats.js';
 import { type Cell, formatRatio, printTable } from '../table.js';
 import { HAND_WRITTEN_MEMORY_FASTIFY_TARGET, HAND_WRITTEN_TARGETS, PLAIN_ROUTE_TARGETS } from './route-targets.js';
+import { argValues } from '../command-line.js';
 
 /**
  * Item 13: the in-memory routes of items 1 to 4aa (and on Fastify route 4 again with its dedupe store full, and 3hk,
@@ -82,7 +83,7 @@ const READY_TIMEOUT_MS = 10 * 60_000;
 let sequence = 1_000_000_000;
 const uniqueBody = () => notificationBody(sequence++);
 
-const ONLY = process.argv.filter((arg) => arg.startsWith('--only=')).map((arg) => arg.slice('--only='.length));
+const ONLY = argValues('only');
 
 interface Counted {
   /** Instructions per request in each window, in the order measured. */

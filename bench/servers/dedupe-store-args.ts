@@ -1,9 +1,8 @@
 import { InMemoryNotificationDedupeStore, type NotificationDedupeStore } from 'nestjs-payouts';
+import { argValue } from '../command-line.js';
 
 export const REDIS_CLIENTS = ['node-redis', 'ioredis'] as const;
 export type RedisClientName = (typeof REDIS_CLIENTS)[number];
-
-const argument = (name: string) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
 
 /**
  * Each command's bound, well above the default 500 ms: on a loaded machine a few commands take longer, and the route
@@ -18,15 +17,15 @@ const STORE_OPTIONS = { prefix: 'bench:', commandTimeoutMs: 5_000 };
  * neither, for the default in-memory store.
  */
 export async function dedupeStoreFromArgs(): Promise<NotificationDedupeStore | undefined> {
-  const client = argument('store');
-  const maxEntries = argument('max-entries');
+  const client = argValue('store');
+  const maxEntries = argValue('max-entries');
   if (client === undefined) {
     return maxEntries === undefined
       ? undefined
       : new InMemoryNotificationDedupeStore({ maxEntries: Number(maxEntries) });
   }
   if (maxEntries !== undefined) throw new Error('--max-entries is for the in-memory store, not with --store');
-  const url = argument('redis-url');
+  const url = argValue('redis-url');
   if (!url) throw new Error('expected --redis-url=redis://… with --store');
   // Loaded only with a Redis store, as an application without one never loads it.
   const { RedisNotificationDedupeStore } = await import('nestjs-payouts/redis');

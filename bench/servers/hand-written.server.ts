@@ -18,6 +18,7 @@ import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { NOTIFICATION_PATH, NOTIFICATION_SECRET } from '../notification-sample.js';
 import { serveNestApp } from './nest-server.js';
 import { NotificationDto } from './notification-dtos.js';
+import { argValue } from '../command-line.js';
 
 /**
  * The anchors: what a careful user would write by hand with the same guarantees as the package's route, in one of
@@ -34,9 +35,8 @@ import { NotificationDto } from './notification-dtos.js';
  *   class here, the same call), with the job options of the package's queue mode; a second add of the same id is a
  *   no-op, which is what recognises a re-send.
  */
-const argument = (name: string) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
-const mode = argument('mode');
-const redisUrl = argument('redis-url');
+const mode = argValue('mode');
+const redisUrl = argValue('redis-url');
 if (mode !== 'memory' && ((mode !== 'redis' && mode !== 'queue') || !redisUrl)) {
   throw new Error('expected --mode=memory, or --mode=redis|queue with --redis-url=redis://…');
 }
@@ -192,7 +192,7 @@ async function modeProviders() {
     ];
   }
   const { Queue } = await import('bullmq');
-  const queue = new Queue(`bench-hand-written-${argument('adapter')}`, {
+  const queue = new Queue(`bench-hand-written-${argValue('adapter')}`, {
     connection: { host: url.hostname, port: Number(url.port) },
   });
   await queue.waitUntilReady();

@@ -5,6 +5,7 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { AddressInfo } from 'node:net';
 import { type CommandHandler, runChild } from '../child-main.js';
 import { ADAPTERS, type AdapterName } from '../settings.js';
+import { argValue } from '../command-line.js';
 
 /**
  * Every Nest bench server is the same app shell on the adapter named by `--adapter=express|fastify`, answering the
@@ -31,7 +32,7 @@ export function serveNestApp(
 }
 
 function adapterFromArgs(): AdapterName {
-  const value = process.argv.find((arg) => arg.startsWith('--adapter='))?.slice('--adapter='.length);
+  const value = argValue('adapter');
   const adapter = ADAPTERS.find((name) => name === value);
   if (!adapter) throw new Error(`expected --adapter=${ADAPTERS.join('|')}`);
   return adapter;

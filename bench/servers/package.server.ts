@@ -11,6 +11,7 @@ import type { HandlerDelays } from '../protocol.js';
 import { dedupeStoreFromArgs } from './dedupe-store-args.js';
 import { serveNestApp } from './nest-server.js';
 import { telemetryModeFromArgs, telemetryOption, telemetryProviders } from './telemetry-args.js';
+import { argValue } from '../command-line.js';
 
 /**
  * 4. This package's route: secret verification, validation, one handler, and the default dedupe store (with
@@ -19,7 +20,6 @@ import { telemetryModeFromArgs, telemetryOption, telemetryProviders } from './te
  * running a worker. With `--delays` the handler records how long after its receipt by the route each notification
  * reached it; `--telemetry=…` as `telemetry-args.ts` says.
  */
-const argument = (name: string) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
 const recordDelays = process.argv.includes('--delays');
 const delays: number[] = [];
 
@@ -32,8 +32,8 @@ class CardEvents {
 }
 
 const store = await dedupeStoreFromArgs();
-const queue = argument('queue');
-const redisUrl = argument('redis-url');
+const queue = argValue('queue');
+const redisUrl = argValue('redis-url');
 if (queue !== undefined && (!redisUrl || (queue !== 'web' && queue !== 'both'))) {
   throw new Error('expected --queue=web|both with --redis-url=redis://…');
 }
@@ -57,7 +57,7 @@ const telemetryModuleOption = await telemetryOption(telemetry);
         ...(payoutsQueue && {
           dispatcher: payoutsQueue({
             connection: { host: new URL(redisUrl!).hostname, port: Number(new URL(redisUrl!).port) },
-            queueName: `bench-${argument('adapter')}-${queue}`,
+            queueName: `bench-${argValue('adapter')}-${queue}`,
             worker: queue === 'both',
             // The bench's jobs need not outlive it: completed ones go a second after.
             retentionMs: 1000,

@@ -1,13 +1,14 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { runChild } from '../child-main.js';
+import { argValue } from '../command-line.js';
 
 /**
  * The payouts API as the client benchmark sees it: accepts every payout, at once or, with `--latency-ms=<min>-<max>`,
  * after a random delay in that range, as a real provider would.
  */
 const CREATED_BODY = JSON.stringify({ id: 'po_3KfZ8w', status: 'PENDING' });
-const latency = process.argv.find((arg) => arg.startsWith('--latency-ms='))?.slice('--latency-ms='.length);
+const latency = argValue('latency-ms');
 const [minLatencyMs = 0, maxLatencyMs = 0] = (latency ?? '0-0').split('-').map(Number);
 
 await runChild(async () => {

@@ -4,6 +4,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { ServerResponse } from 'node:http';
 import { ACK_BODY, NOTIFICATION_PATH } from '../notification-sample.js';
 import { serveNestApp } from './nest-server.js';
+import { argValue } from '../command-line.js';
 
 /**
  * 3h. The floor of the package's route: a Nest route that answers the ack at once, as the package's does (`@Res()`,
@@ -39,9 +40,8 @@ interface FastifyReplyLike {
 
 const CONTENT_TYPE = 'application/json; charset=utf-8';
 const DAY_MS = 24 * 60 * 60 * 1000;
-const flagValue = (name: string) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
 const REMEMBER_KEYS = process.argv.includes('--remember-keys');
-const MAX_KEYS = Number(flagValue('max-entries') ?? 100_000);
+const MAX_KEYS = Number(argValue('max-entries') ?? 100_000);
 /** Keys dropped at once when full: 1/256 of the bound, as the package's store does. */
 const EVICTION_BATCH = Math.ceil(MAX_KEYS / 256);
 

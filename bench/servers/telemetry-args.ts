@@ -1,5 +1,6 @@
 import { Inject, Injectable, type OnModuleInit, type Provider } from '@nestjs/common';
 import { type PayoutsModuleOptions, PayoutsService } from 'nestjs-payouts';
+import { argValue } from '../command-line.js';
 
 /**
  * `--telemetry=opentelemetry`: the `telemetry` option with no OpenTelemetry SDK registered, so every span and metric
@@ -9,7 +10,7 @@ import { type PayoutsModuleOptions, PayoutsService } from 'nestjs-payouts';
 export type TelemetryMode = 'off' | 'opentelemetry' | 'events';
 
 export function telemetryModeFromArgs(): TelemetryMode {
-  const value = process.argv.find((arg) => arg.startsWith('--telemetry='))?.slice('--telemetry='.length) ?? 'off';
+  const value = argValue('telemetry') ?? 'off';
   if (value !== 'off' && value !== 'opentelemetry' && value !== 'events') {
     throw new Error('expected --telemetry=off|opentelemetry|events');
   }

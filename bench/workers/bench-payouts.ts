@@ -1,10 +1,6 @@
 import type { CreatePayoutRequest, PayoutsService } from 'nestjs-payouts';
 import type { PayoutRunResult, PayoutRunsService } from 'nestjs-payouts/payout-runs';
 
-/** The value of `--<name>=…` on the worker's command line. */
-export const workerArg = (name: string): string | undefined =>
-  process.argv.find((value) => value.startsWith(`--${name}=`))?.slice(name.length + 3);
-
 let sequence = 0;
 
 /** The payout every bench worker sends: the same body each time, with a `request_id` of its own. */

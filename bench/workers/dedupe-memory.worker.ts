@@ -1,6 +1,7 @@
 import { InMemoryNotificationDedupeStore } from 'nestjs-payouts';
 import { runChild } from '../child-main.js';
 import { sampleDedupeKey } from '../notification-sample.js';
+import { argValue } from '../command-line.js';
 
 /** 6. Distinct notifications through the default dedupe store, as the route records them: claim, then complete. */
 export interface FillResult {
@@ -11,9 +12,7 @@ export interface FillResult {
 }
 
 /** `--key-length=N` pads the payment method id so that every key has N characters; the sample's length otherwise. */
-const keyLength = Number(
-  process.argv.find((arg) => arg.startsWith('--key-length='))?.slice('--key-length='.length) ?? 0,
-);
+const keyLength = Number(argValue('key-length') ?? 0);
 
 await runChild(async () => {
   const store = new InMemoryNotificationDedupeStore();

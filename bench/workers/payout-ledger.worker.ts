@@ -12,7 +12,8 @@ import {
 import { payoutLedgerPostgres } from 'nestjs-payouts/postgres';
 import pg from 'pg';
 import { runChild } from '../child-main.js';
-import { benchPayoutRequest, createPayoutLoop, payoutRun, RunCompletion, workerArg } from './bench-payouts.js';
+import { benchPayoutRequest, createPayoutLoop, payoutRun, RunCompletion } from './bench-payouts.js';
+import { argValue } from '../command-line.js';
 
 /** 12. A run with the PostgreSQL ledger, beside one with the Redis store and a loop of `createPayout`, in one process. */
 export interface LedgerRunArgs {
@@ -31,11 +32,11 @@ export interface OutboxEnqueueResult {
 }
 
 /** Callers of the loop, and each run's worker concurrency. */
-const CONCURRENCY = Number(workerArg('concurrency'));
-const baseUrl = `http://127.0.0.1:${Number(workerArg('stub-port'))}`;
-const connection = { host: '127.0.0.1', port: Number(workerArg('redis-port')) };
+const CONCURRENCY = Number(argValue('concurrency'));
+const baseUrl = `http://127.0.0.1:${Number(argValue('stub-port'))}`;
+const connection = { host: '127.0.0.1', port: Number(argValue('redis-port')) };
 // The ledger's statements and the relay's: a pool as large as the worker's concurrency, and a few more.
-const pool = new pg.Pool({ connectionString: workerArg('database-url'), max: CONCURRENCY + 8 });
+const pool = new pg.Pool({ connectionString: argValue('database-url'), max: CONCURRENCY + 8 });
 pool.on('error', () => undefined);
 
 /** Hands each sent payout of either run to the completion the worker waits on. */

@@ -12,7 +12,8 @@ import {
   type PayoutRunsService,
 } from 'nestjs-payouts/payout-runs';
 import { runChild } from '../child-main.js';
-import { benchPayoutRequest, createPayoutLoop, payoutRun, RunCompletion, workerArg } from './bench-payouts.js';
+import { benchPayoutRequest, createPayoutLoop, payoutRun, RunCompletion } from './bench-payouts.js';
+import { argValue } from '../command-line.js';
 
 /** 11. A payout run against a hand-written loop of `createPayout` with the same concurrency, in one process. */
 export interface RunsRunArgs {
@@ -64,9 +65,9 @@ async function addInChunks(queue: Queue, jobs: ReturnType<typeof payoutJobs>): P
 }
 
 /** Callers of the loop, and the run's worker concurrency. */
-const CONCURRENCY = Number(workerArg('concurrency'));
-const baseUrl = `http://127.0.0.1:${Number(workerArg('stub-port'))}`;
-const connection = { host: '127.0.0.1', port: Number(workerArg('redis-port')) };
+const CONCURRENCY = Number(argValue('concurrency'));
+const baseUrl = `http://127.0.0.1:${Number(argValue('stub-port'))}`;
+const connection = { host: '127.0.0.1', port: Number(argValue('redis-port')) };
 
 /** Hands each sent payout to the completion the worker waits on. */
 @Injectable()

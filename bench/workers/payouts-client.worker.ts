@@ -5,7 +5,8 @@ import { NestFactory } from '@nestjs/core';
 import { PayoutsModule, PayoutsService } from 'nestjs-payouts';
 import { firstValueFrom } from 'rxjs';
 import { runChild } from '../child-main.js';
-import { benchPayoutRequest, workerArg } from './bench-payouts.js';
+import { benchPayoutRequest } from './bench-payouts.js';
+import { argValue } from '../command-line.js';
 import { telemetryModeFromArgs, telemetryOption, telemetryProviders } from '../servers/telemetry-args.js';
 import { mean, percentile } from '../stats.js';
 
@@ -30,7 +31,7 @@ export interface ClientRunResult {
 
 const API_KEY = 'bench-api-key';
 const ACCESS_TOKEN = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJiZW5jaCJ9.c2lnbmF0dXJl';
-const stubPort = Number(workerArg('stub-port'));
+const stubPort = Number(argValue('stub-port'));
 const baseUrl = `http://127.0.0.1:${stubPort}`;
 /** `--telemetry=…` as `telemetry-args.ts` says. */
 const telemetry = telemetryModeFromArgs();

@@ -2,6 +2,7 @@ import { Queue } from 'bullmq';
 import { hash } from 'node:crypto';
 import { runChild } from '../child-main.js';
 import { notificationBody } from '../notification-sample.js';
+import { argValue } from '../command-line.js';
 
 /**
  * 4a. BullMQ's `Queue.add` alone, with a job shaped like the one queue mode's route adds for each notification: the
@@ -20,7 +21,7 @@ export interface QueueAddResult {
   readonly cpuMicrosPerAdd: number;
 }
 
-const redisUrl = new URL(process.argv.find((arg) => arg.startsWith('--redis-url='))!.slice('--redis-url='.length));
+const redisUrl = new URL(argValue('redis-url')!);
 /** The route's job options with the defaults of `payoutsQueue()`. */
 const JOB_OPTIONS = Object.freeze({
   attempts: 5,
