@@ -1,4 +1,5 @@
 import { optionKeys, rejectUnknownKeys } from '../common/known-option-keys.js';
+import { wholeNumberInRange } from '../common/whole-number-option.js';
 import { type CreatePayoutRequest, PayoutsConfigError, type PayoutsService } from '../index.js';
 
 /** What the provider says of a payout whose outcome is unknown. */
@@ -76,10 +77,5 @@ export function resolveReconcileOptions(options: unknown): PayoutReconcileConfig
   };
 }
 
-function whole(name: string, value: unknown, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
-    throw new PayoutsConfigError(`reconcile.${name}`, `a whole number from ${min} to ${max}`, OWNER);
-  }
-  return value;
-}
+const whole = (name: string, value: unknown, fallback: number, min: number, max: number) =>
+  wholeNumberInRange(`reconcile.${name}`, value, fallback, min, max, OWNER);

@@ -2,6 +2,7 @@ import type { ConnectionOptions } from 'bullmq';
 import { booleanOption } from '../common/boolean-option.js';
 import { ConfigProblems } from '../common/config-problems.js';
 import { optionKeys, rejectUnknownKeys } from '../common/known-option-keys.js';
+import { wholeNumberInRange } from '../common/whole-number-option.js';
 import { REDIS_CONNECTION_EXPECTED, redisConnectionOption } from '../common/redis-connection-option.js';
 import { type PayoutLedgerFactory, PayoutsConfigError } from '../index.js';
 import {
@@ -265,10 +266,5 @@ function isCluster(connection: object): boolean {
   return (connection as { isCluster?: unknown }).isCluster === true || connection.constructor?.name === 'Cluster';
 }
 
-function whole(name: string, value: unknown, fallback: number | undefined, min: number, max: number): number {
-  if (value === undefined && fallback !== undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
-    throw new PayoutsConfigError(name, `a whole number from ${min} to ${max}`, RUNS_OWNER);
-  }
-  return value;
-}
+const whole = (name: string, value: unknown, fallback: number | undefined, min: number, max: number) =>
+  wholeNumberInRange(name, value, fallback, min, max, RUNS_OWNER);

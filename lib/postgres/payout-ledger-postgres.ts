@@ -1,5 +1,6 @@
 import { booleanOption } from '../common/boolean-option.js';
 import { optionKeys, rejectUnknownKeys } from '../common/known-option-keys.js';
+import { wholeNumberInRange } from '../common/whole-number-option.js';
 import { type PayoutLedgerFactory, PayoutsConfigError } from '../index.js';
 import { PostgresPayoutLedger } from './postgres-payout-ledger.js';
 import type { PostgresPool } from './postgres-pool.js';
@@ -87,22 +88,15 @@ function resolveOptions(options: PayoutLedgerPostgresOptions): PayoutLedgerPostg
     pool,
     schema,
     migrate,
-    timeoutMs: whole('timeoutMs', options.timeoutMs, 5000, 100, 600_000)!,
-    retentionDays: whole('retentionDays', options.retentionDays, undefined, 1, 100_000),
+    timeoutMs: whole('timeoutMs', options.timeoutMs, 5000, 100, 600_000),
+    // No default: without it, settled rows are kept.
+    retentionDays:
+      options.retentionDays === undefined
+        ? undefined
+        : whole('retentionDays', options.retentionDays, undefined, 1, 100_000),
     preparedStatements,
   };
 }
 
-function whole(
-  name: string,
-  value: unknown,
-  fallback: number | undefined,
-  min: number,
-  max: number,
-): number | undefined {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
-    throw new PayoutsConfigError(name, `a whole number from ${min} to ${max}`, OWNER);
-  }
-  return value;
-}
+const whole = (name: string, value: unknown, fallback: number | undefined, min: number, max: number) =>
+  wholeNumberInRange(name, value, fallback, min, max, OWNER);

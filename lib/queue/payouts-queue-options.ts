@@ -1,5 +1,6 @@
 import type { ConnectionOptions } from 'bullmq';
 import { optionKeys, rejectUnknownKeys } from '../common/known-option-keys.js';
+import { wholeNumberInRange } from '../common/whole-number-option.js';
 import { REDIS_CONNECTION_EXPECTED, redisConnectionOption } from '../common/redis-connection-option.js';
 import { PayoutsConfigError } from '../index.js';
 
@@ -119,11 +120,5 @@ export function resolvePayoutsQueueOptions(options: PayoutsQueueOptions): Payout
   };
 }
 
-function whole(name: string, value: unknown, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
-    throw new PayoutsConfigError(name, `a whole number ${range}`, QUEUE_OWNER);
-  }
-  return value;
-}
+const whole = (name: string, value: unknown, fallback: number, min: number, max: number) =>
+  wholeNumberInRange(name, value, fallback, min, max, QUEUE_OWNER);
