@@ -100,78 +100,74 @@ export function parsePaymentMethodNotification(body: JsonObject): NotificationPa
   return { notification };
 }
 
-/**
- * Stores `value` in `target`'s own declared field `key`, by its name, and says whether `key` is one; `nested` when the
- * value is one of the objects copied on their own (and searched for prototype keys then), which a valid notification
- * has: the shopper, the payment method, and its card when it is an object. A store by name costs a fraction of a
- * store by a key only known at run time, which every class's several fields make slow.
- */
-type FieldStore<T> = (target: T, key: string, value: unknown) => 'field' | 'nested' | undefined;
+/** What a `FieldStore` returns for a key that is not one of the class's declared fields. */
+const UNDECLARED = Symbol('undeclared');
+/** What a `FieldStore` returns for one of the objects copied on their own (and searched for prototype keys then). */
+const NESTED = Symbol('nested');
 
-const storeNotificationField: FieldStore<PaymentMethodNotification> = (target, key, value) => {
+/**
+ * Stores `source`'s own field `key` in `target`'s declared field of that name, and returns its value: read and stored
+ * by name, which costs a fraction of a read and a store by a key only known at run time, as every class's several
+ * fields make them. `UNDECLARED` when `key` is not a declared field; `NESTED` when the value is one of the objects a
+ * valid notification has, copied on their own: the shopper, the payment method, and its card when it is an object.
+ */
+type FieldStore<T> = (target: T, source: JsonObject, key: string) => unknown;
+
+const storeNotificationField: FieldStore<PaymentMethodNotification> = (target, source, key) => {
   switch (key) {
     case 'eventType':
-      target.eventType = value as string;
-      return 'field';
+      return (target.eventType = source.eventType as string);
     case 'timestamp':
-      target.timestamp = value as string;
-      return 'field';
+      return (target.timestamp = source.timestamp as string);
     case 'shopper':
-      target.shopper = value as NotificationShopper;
-      return 'nested';
+      target.shopper = source.shopper as NotificationShopper;
+      return NESTED;
     case 'paymentMethod':
-      target.paymentMethod = value as NotificationPaymentMethod;
-      return 'nested';
+      target.paymentMethod = source.paymentMethod as NotificationPaymentMethod;
+      return NESTED;
     default:
-      return undefined;
+      return UNDECLARED;
   }
 };
 
-const storeShopperField: FieldStore<NotificationShopper> = (target, key, value) => {
+const storeShopperField: FieldStore<NotificationShopper> = (target, source, key) => {
   switch (key) {
     case 'id':
-      target.id = value as string;
-      return 'field';
+      return (target.id = source.id as string);
     case 'partner_shopper_id':
-      target.partner_shopper_id = value as string;
-      return 'field';
+      return (target.partner_shopper_id = source.partner_shopper_id as string);
     case 'email':
-      target.email = value as string;
-      return 'field';
+      return (target.email = source.email as string);
     default:
-      return undefined;
+      return UNDECLARED;
   }
 };
 
-const storePaymentMethodField: FieldStore<NotificationPaymentMethod> = (target, key, value) => {
+const storePaymentMethodField: FieldStore<NotificationPaymentMethod> = (target, source, key) => {
   switch (key) {
     case 'id':
-      target.id = value as string;
-      return 'field';
+      return (target.id = source.id as string);
     case 'type':
-      target.type = value as string;
-      return 'field';
-    case 'card':
-      target.card = value as NotificationCard;
-      return isJsonObject(value) ? 'nested' : 'field';
+      return (target.type = source.type as string);
+    case 'card': {
+      const card = (target.card = source.card as NotificationCard);
+      return isJsonObject(card) ? NESTED : card;
+    }
     default:
-      return undefined;
+      return UNDECLARED;
   }
 };
 
-const storeCardField: FieldStore<NotificationCard> = (target, key, value) => {
+const storeCardField: FieldStore<NotificationCard> = (target, source, key) => {
   switch (key) {
     case 'lastFour':
-      target.lastFour = value as string;
-      return 'field';
+      return (target.lastFour = source.lastFour as string);
     case 'expirationMonth':
-      target.expirationMonth = value as string;
-      return 'field';
+      return (target.expirationMonth = source.expirationMonth as string);
     case 'expirationYear':
-      target.expirationYear = value as string;
-      return 'field';
+      return (target.expirationYear = source.expirationYear as string);
     default:
-      return undefined;
+      return UNDECLARED;
   }
 };
 
@@ -209,13 +205,17 @@ function copyFields<T extends object>(
 ): string | undefined {
   let found: string | undefined;
   for (const key of Object.keys(source)) {
-    const value = source[key];
-    const prototypeKey = prototypeKeyPath(path, key, value);
-    if (prototypeKey !== undefined) return prototypeKey;
-    if (key === 'constructor') continue;
-    const stored = store(target, key, value);
-    if (stored === 'nested') continue;
-    if (stored === undefined) (target as JsonObject)[key] = value;
+    if (key === '__proto__' || key === 'constructor') {
+      const prototypeKey = prototypeKeyPath(path, key, source[key]);
+      if (prototypeKey !== undefined) return prototypeKey;
+      continue;
+    }
+    let value = store(target, source, key);
+    if (value === NESTED) continue;
+    if (value === UNDECLARED) {
+      value = source[key];
+      (target as JsonObject)[key] = value;
+    }
     if (found === undefined && typeof value === 'object' && value !== null) {
       found = findPrototypeKey(value, joinPath(path, key));
     }
