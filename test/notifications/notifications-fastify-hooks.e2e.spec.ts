@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Post, type INestApplication } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Req, type INestApplication } from '@nestjs/common';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { gzipSync } from 'node:zlib';
@@ -18,6 +18,17 @@ class OtherController {
   @HttpCode(200)
   receive(@Body() body: unknown): unknown {
     return { got: body };
+  }
+}
+
+/** Another route, which says which properties of the package's every request of the app has. */
+@Controller('shape')
+class ShapeController {
+  @Post()
+  @HttpCode(200)
+  receive(@Req() request: Record<symbol, unknown>): unknown {
+    const own = Object.getOwnPropertySymbols(request).filter((key) => key.description?.startsWith('nestjs-payouts'));
+    return own.map((key) => ({ property: key.description, value: request[key] ?? null }));
   }
 }
 
@@ -46,7 +57,7 @@ describe.each([
     if (fromTestingModule) {
       const moduleRef = await Test.createTestingModule({
         imports: [PayoutsModule.forRoot({ ...PAYOUTS_OPTIONS, notifications })],
-        controllers: [OtherController],
+        controllers: [OtherController, ShapeController],
         providers: [CardEvents],
       }).compile();
       app = moduleRef.createNestApplication(new FastifyAdapter(), { logger: false });
@@ -57,7 +68,7 @@ describe.each([
         adapter: 'fastify',
         imports: [
           PayoutsModule.forRoot({ ...PAYOUTS_OPTIONS, notifications }),
-          { module: class OtherModule {}, controllers: [OtherController] },
+          { module: class OtherModule {}, controllers: [OtherController, ShapeController] },
         ],
         providers: [CardEvents],
       });
@@ -109,6 +120,11 @@ describe.each([
     expect(reply.status).toBe(400);
     expect(JSON.parse(reply.body)).toMatchObject({ errors: [{ field: 'note', message: 'must be valid UTF-8' }] });
     expect(events.received.length - before).toBe(0);
+  });
+
+  it('gives every request of the app the property that carries a watched body, so that all keep one shape', async () => {
+    const reply = await post(`${base}/shape`, JSON.stringify({ a: 1 }));
+    expect(reply).toMatchObject({ status: 200, body: '[{"property":"nestjs-payouts watched body","value":null}]' });
   });
 
   it('leaves the app’s other routes to Fastify', async () => {

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { BodyStreamLike } from './body-watch.js';
+import type { BodyStreamLike, WatchedBody } from './body-watch.js';
 
 /** What the hooks read of a Fastify request. */
 export interface FastifyRequestLike {
@@ -26,6 +26,8 @@ interface FastifyRouteOptionsLike {
 }
 
 interface FastifyInstanceLike {
+  hasRequestDecorator(name: symbol): boolean;
+  decorateRequest(name: symbol, value: undefined): unknown;
   addHook(name: 'onRoute', hook: (routeOptions: FastifyRouteOptionsLike) => void): unknown;
   addHook(
     name: 'preParsing',
@@ -35,6 +37,32 @@ interface FastifyInstanceLike {
     name: 'onError',
     hook: (request: FastifyRequestLike, reply: unknown, error: FastifyErrorLike, done: () => void) => void,
   ): unknown;
+}
+
+/**
+ * The property of a Fastify request that holds what the route's `preParsing` hook learned of its body, for the
+ * route's handler. Declared with `decorateRequest` (once per app, whatever the number of notification routes), so that
+ * Fastify creates it with every request: set on the route's requests alone, it would give them a shape of their own,
+ * and the app's hooks and routes would then see requests of two shapes.
+ */
+const WATCHED_BODY = Symbol('nestjs-payouts watched body');
+
+interface WatchedRequest {
+  [WATCHED_BODY]?: WatchedBody;
+}
+
+function declareWatchedBody(instance: FastifyInstanceLike): void {
+  if (!instance.hasRequestDecorator(WATCHED_BODY)) instance.decorateRequest(WATCHED_BODY, undefined);
+}
+
+/** Keeps what the route learned of a request's body in `preParsing` (see `WATCHED_BODY`). */
+export function keepWatchedBody(request: FastifyRequestLike, watched: WatchedBody): void {
+  (request as WatchedRequest)[WATCHED_BODY] = watched;
+}
+
+/** What the route learned of a request's body in `preParsing`; `undefined` on Express, or for a body not watched. */
+export function watchedBodyOf(request: object): WatchedBody | undefined {
+  return (request as WatchedRequest)[WATCHED_BODY];
 }
 
 /** What the route does in Fastify's `preParsing` and `onError` stages (see `onFastifyPreParsing`, `onFastifyError`). */
@@ -56,6 +84,7 @@ export function onFastifyRoute(
   hooks: FastifyRouteHooks,
 ): () => boolean {
   let seen = false;
+  declareWatchedBody(instance as FastifyInstanceLike);
   const preParsing: PreParsingHook = (request, reply, payload, done) => {
     if (!hooks.answeredBeforeParsing(request, reply, payload)) done();
   };
@@ -93,6 +122,7 @@ export function onFastifyPreParsing(
   instance: unknown,
   answered: (request: FastifyRequestLike, reply: unknown, payload: BodyStreamLike) => boolean,
 ): void {
+  declareWatchedBody(instance as FastifyInstanceLike);
   (instance as FastifyInstanceLike).addHook('preParsing', (request, reply, payload, done) => {
     if (!answered(request, reply, payload)) done();
   });

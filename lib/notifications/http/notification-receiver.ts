@@ -30,7 +30,14 @@ import {
   type ExpressRequestLike,
   onExpressError,
 } from './express-hooks.js';
-import { type FastifyRequestLike, onFastifyError, onFastifyPreParsing, onFastifyRoute } from './fastify-hooks.js';
+import {
+  type FastifyRequestLike,
+  keepWatchedBody,
+  onFastifyError,
+  onFastifyPreParsing,
+  onFastifyRoute,
+  watchedBodyOf,
+} from './fastify-hooks.js';
 import { expressRefusal, fastifyRefusal } from './framework-refusal.js';
 import { printable } from '../../common/printable.js';
 import type { NotificationHttpRequest } from './notification-http-request.interface.js';
@@ -80,8 +87,6 @@ type PendingReply = NotificationReply | NotificationDispatchOutcome;
 export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new PackageLogger('PayoutsNotifications');
   private refusals: NotificationRefusalLog | undefined;
-  /** On Fastify, what the route learned of each body's bytes as they arrived (see `watchBody`). */
-  private readonly watched = new WeakMap<object, WatchedBody>();
   /** On Express, the bytes of a chunked body counted as its parser read them (see `countExpressChunkedBodies`). */
   private countedOnExpress: (request: object) => number | undefined = () => undefined;
   private verify: NotificationVerifier | undefined;
@@ -186,7 +191,7 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
     const { headers } = request;
     const refusal = refusalByHeaders(headers) ?? refusalBySize(headers, undefined, this.bodyLimitBytes);
     if (refusal === undefined) {
-      this.watched.set(request, watchBody(payload, this.bodyLimitBytes));
+      keepWatchedBody(request, watchBody(payload, this.bodyLimitBytes));
       return false;
     }
     this.send(reply, this.refuse(request, refusal), this.instrumentation.startNotification());
@@ -219,7 +224,7 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
     const receivedAt = Date.now();
     // On Fastify a watched body's headers and declared size were checked before its parser ran; what only the count
     // of a chunked body tells is checked after verification, on both adapters, by `accept`.
-    const watched = this.watched.get(request);
+    const watched = watchedBodyOf(request);
     if (watched === undefined) {
       const refusal =
         refusalByHeaders(request.headers) ?? refusalBySize(request.headers, undefined, this.bodyLimitBytes);
@@ -289,7 +294,7 @@ export class NotificationReceiver implements OnModuleInit, OnModuleDestroy {
     trace.validated(notification.eventType);
     const context: NotificationContext = {
       rawBody: request.rawBody,
-      headers: request.headers,
+      headers,
       receivedAt: new Date(receivedAt),
       dedupeKey: notificationDedupeKey(notification, this.account),
       ip: request.ip,
