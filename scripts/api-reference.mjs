@@ -103,16 +103,36 @@ const KINDS = {
   TSModuleDeclaration: 'namespace',
 };
 
-/** A declaration as a reader wants it: without `export declare`, private members, or tsc's four-space indent. */
+/**
+ * A declaration as a reader wants it: without `export declare`, private members (and the comments that document
+ * them), or tsc's four-space indent.
+ */
 function declarationText(text, statement) {
   const declaration = statement.type === 'ExportNamedDeclaration' ? statement.declaration : statement;
-  return text
-    .slice(declaration.start, declaration.end)
-    .replace(/^declare /, '')
-    .split('\n')
-    .filter((line) => !/^\s*(#private;|private [^;]*;)$/.test(line))
+  return withoutPrivateMembers(
+    text
+      .slice(declaration.start, declaration.end)
+      .replace(/^declare /, '')
+      .split('\n'),
+  )
     .map((line) => line.replace(/^( {4})+/, (indent) => ' '.repeat(indent.length / 2)))
     .join('\n');
+}
+
+/** The lines but a private member's (tsc writes it as `private name;` or `#private;`) and its comment's. */
+function withoutPrivateMembers(lines) {
+  const kept = [];
+  let comment = [];
+  for (const line of lines) {
+    const inComment = comment.length > 0 && !comment.at(-1).trimEnd().endsWith('*/');
+    if (inComment || /^\s*\/\*\*/.test(line)) {
+      comment.push(line);
+      continue;
+    }
+    if (!/^\s*(#private;|private [^;]*;)$/.test(line)) kept.push(...comment, line);
+    comment = [];
+  }
+  return [...kept, ...comment];
 }
 
 function describeExport(entryFile, name) {

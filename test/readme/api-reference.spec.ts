@@ -42,6 +42,16 @@ describe('the API reference in docs/api/', () => {
     expect(readFileSync(join(CHECKED_IN, 'nestjs-payouts.md'), 'utf8')).toMatch(/^## PaymentMethodEventType$/m);
   });
 
+  it('documents no private member: every comment in a declaration is followed by what it documents', () => {
+    const orphans = Object.entries(read(CHECKED_IN)).flatMap(([page, text]) =>
+      [...text.matchAll(/\*\/\n\s*(\/\*\*|\}\n)/g)].map(
+        (match) => `${page}: ${text.slice(match.index - 80, match.index)}`,
+      ),
+    );
+    expect(orphans).toEqual([]);
+    expect(readFileSync(join(CHECKED_IN, 'payout-runs.md'), 'utf8')).toContain('enqueue(items: readonly');
+  });
+
   it('is linked from the README', () => {
     expect(linkTargets(readFileSync(join(ROOT, 'README.md'), 'utf8'))).toContain('docs/api/README.md');
   });
