@@ -141,7 +141,7 @@ async function waitUntilAnswering(port: number, child: ChildProcess): Promise<vo
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error('it exited');
-    // Any reply of Redis counts, `-NOAUTH` included: the server is up.
+    // `+PONG`, or `-NOAUTH` from a server started with a password: up and serving.
     if (await ping(port)) return;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -153,10 +153,12 @@ function ping(port: number): Promise<boolean> {
     const socket = createConnection({ host: '127.0.0.1', port });
     socket.setTimeout(1000);
     socket.once('connect', () => socket.write('PING\r\n'));
-    // Redis replies `+PONG` or an error (`-NOAUTH …`); another server that took the port replies otherwise.
+    // Redis replies `+PONG`, or an error: `-NOAUTH …` with a password, `-LOADING …` while it is not ready yet.
+    // Another server that took the port replies otherwise.
     socket.once('data', (reply: Buffer) => {
       socket.destroy();
-      resolve(reply[0] === 0x2b || reply[0] === 0x2d);
+      const text = reply.toString('latin1');
+      resolve(text === '+PONG\r\n' || text.startsWith('-NOAUTH '));
     });
     socket.once('timeout', () => socket.destroy());
     socket.once('error', () => resolve(false));
