@@ -1,10 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { StampedKeyQueue } from '../../lib/notifications/dedupe/stamped-key-queue.js';
+import {
+  NUMBER_STAMP_SLOTS,
+  StampedKeyQueue,
+  type StampSlots,
+  valueStampSlots,
+} from '../../lib/notifications/dedupe/stamped-key-queue.js';
 
 /** A queue whose records are current while `entries` holds their stamp, as the dedupe store uses it. */
-function queueOver(entries: Map<string, number>) {
-  return new StampedKeyQueue((key, stamp) => entries.get(key) === stamp);
+function queueOver(entries: Map<string, number>, slots: StampSlots<number> = NUMBER_STAMP_SLOTS) {
+  return new StampedKeyQueue((key, stamp) => entries.get(key) === stamp, slots);
 }
 
 /** Records key `k<index>` with stamp `index`, current until the test changes its entry. */
@@ -105,7 +110,10 @@ describe('StampedKeyQueue', () => {
     expect(drain(queue)).toEqual([['again', 1]]);
   });
 
-  it('behaves like an array of records filtered by what is current, over any sequence of operations', () => {
+  it.each([
+    ['a Float64Array', NUMBER_STAMP_SLOTS],
+    ['an array', valueStampSlots<number>],
+  ])('behaves like an array of records filtered by what is current, its stamps in %s', (_, slots) => {
     const operation = fc.oneof(
       fc.record({ kind: fc.constant('push' as const), count: fc.integer({ min: 1, max: 80 }) }),
       fc.record({ kind: fc.constant('stale' as const), pick: fc.nat() }),
@@ -114,7 +122,7 @@ describe('StampedKeyQueue', () => {
     fc.assert(
       fc.property(fc.array(operation, { maxLength: 80 }), (operations) => {
         const entries = new Map<string, number>();
-        const queue = queueOver(entries);
+        const queue = queueOver(entries, slots);
         const model: [string, number][] = [];
         let next = 0;
         let mostLive = 0;

@@ -1,6 +1,21 @@
 /** Smallest capacity, a power of two like every capacity. */
 const MIN_CAPACITY = 64;
 
+/** Where a queue keeps its stamps: `capacity` slots, each read only after it was written. */
+export type StampSlots<Stamp> = (capacity: number) => { [index: number]: Stamp };
+
+/**
+ * Numeric stamps (expiry times) in a `Float64Array`: stored as they are, outside V8's heap. In an array, a time in
+ * milliseconds, too large for a small integer, may be kept as a separate heap number per record, which every full
+ * garbage collection then visits, for as long as the key is remembered.
+ */
+export const NUMBER_STAMP_SLOTS: StampSlots<number> = (capacity) => new Float64Array(capacity);
+
+/** Stamps of any kind (claim ids, strings or numbers) in an array. */
+export function valueStampSlots<Stamp>(capacity: number): Stamp[] {
+  return Array.from<Stamp>({ length: capacity });
+}
+
 /**
  * Keys in arrival order, each with the stamp it was recorded with, for `InMemoryNotificationDedupeStore`.
  * A record is current while `isCurrent(key, stamp)` holds; the owner makes a record stale simply by changing or
@@ -15,13 +30,18 @@ const MIN_CAPACITY = 64;
 export class StampedKeyQueue<Stamp extends number | string = number> {
   // A slot outside the records is emptied, so that a forgotten key's string does not stay reachable.
   #keys: (string | undefined)[] = emptyKeys(MIN_CAPACITY);
-  #stamps: Stamp[] = emptyStamps(MIN_CAPACITY);
+  #stamps: { [index: number]: Stamp };
   /** Capacity - 1: capacities are powers of two, so `index & mask` wraps an index around the ring. */
   #mask = MIN_CAPACITY - 1;
   #head = 0;
   #length = 0;
 
-  constructor(private readonly isCurrent: (key: string, stamp: Stamp) => boolean) {}
+  constructor(
+    private readonly isCurrent: (key: string, stamp: Stamp) => boolean,
+    private readonly newStamps: StampSlots<Stamp>,
+  ) {
+    this.#stamps = newStamps(MIN_CAPACITY);
+  }
 
   /** Records in the ring, stale ones included. */
   get length(): number {
@@ -99,7 +119,7 @@ export class StampedKeyQueue<Stamp extends number | string = number> {
   /** The records, in order from index 0, in new arrays of `capacity` slots. */
   #resize(capacity: number): void {
     const keys = emptyKeys(capacity);
-    const stamps = emptyStamps<Stamp>(capacity);
+    const stamps = this.newStamps(capacity);
     for (let index = 0; index < this.#length; index++) {
       const from = (this.#head + index) & this.#mask;
       keys[index] = this.#keys[from];
@@ -120,12 +140,4 @@ export class StampedKeyQueue<Stamp extends number | string = number> {
 
 function emptyKeys(capacity: number): (string | undefined)[] {
   return Array.from<string | undefined>({ length: capacity });
-}
-
-/**
- * Filled with the number 0, so that numeric stamps are kept unboxed (an array of small integers turns into one of
- * doubles, not of references, when the first expiry time is written).
- */
-function emptyStamps<Stamp>(capacity: number): Stamp[] {
-  return Array.from({ length: capacity }, () => 0 as Stamp);
 }
