@@ -79,6 +79,22 @@ describe('StampedKeyQueue', () => {
     expect(drain(queue).map(([, stamp]) => stamp)).toEqual(Array.from({ length: 65 }, (_, index) => index));
   });
 
+  it('checks only just over half of its records when every one is current and it doubles', () => {
+    const entries = new Map<string, number>();
+    let checks = 0;
+    const queue = new StampedKeyQueue((key, stamp) => {
+      checks++;
+      return entries.get(key) === stamp;
+    }, NUMBER_STAMP_SLOTS);
+    for (let index = 0; index < 1000; index++) {
+      pushCurrent(entries, queue, index);
+    }
+    // Full at 64, 128, 256 and 512 records: each time the check stops once more than half of the ring is current.
+    expect(checks).toBe(33 + 65 + 129 + 257);
+    expect(queue.capacity).toBe(1024);
+    expect(drain(queue)).toHaveLength(1000);
+  });
+
   it('keeps a fixed capacity once the number of current records stops growing', () => {
     const entries = new Map<string, number>();
     const queue = queueOver(entries);

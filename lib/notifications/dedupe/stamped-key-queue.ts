@@ -100,20 +100,23 @@ export class StampedKeyQueue<Stamp extends number | string = number> {
     const keys = this.#keys;
     const stamps = this.#stamps;
     const mask = this.#mask;
+    const half = (mask + 1) / 2;
     let kept = 0;
     for (let read = 0; read < this.#length; read++) {
       const from = (this.#head + read) & mask;
       const key = keys[from]!;
       const stamp = stamps[from]!;
       keys[from] = undefined;
-      if (!this.isCurrent(key, stamp)) continue;
+      // Once more than half of the ring is current it doubles however many of the rest are stale: they are kept
+      // unchecked (skipped at the front later), which halves the lookups of a queue that only grows.
+      if (kept <= half && !this.isCurrent(key, stamp)) continue;
       // Never ahead of `from` in the ring, so no record is overwritten before it is read.
       const to = (this.#head + kept++) & mask;
       keys[to] = key;
       stamps[to] = stamp;
     }
     this.#length = kept;
-    if (kept > (mask + 1) / 2) this.#resize(2 * (mask + 1));
+    if (kept > half) this.#resize(2 * (mask + 1));
   }
 
   /** The records, in order from index 0, in new arrays of `capacity` slots. */
