@@ -4,7 +4,7 @@ import {
   NUMBER_STAMP_SLOTS,
   StampedKeyQueue,
   type StampSlots,
-  valueStampSlots,
+  arraySlots,
 } from '../../lib/notifications/dedupe/stamped-key-queue.js';
 
 /** A queue whose records are current while `entries` holds their stamp, as the dedupe store uses it. */
@@ -128,7 +128,7 @@ describe('StampedKeyQueue', () => {
 
   it.each([
     ['a Float64Array', NUMBER_STAMP_SLOTS],
-    ['an array', valueStampSlots<number>],
+    ['an array', arraySlots<number>],
   ])('behaves like an array of records filtered by what is current, its stamps in %s', (_, slots) => {
     const operation = fc.oneof(
       fc.record({ kind: fc.constant('push' as const), count: fc.integer({ min: 1, max: 80 }) }),

@@ -5,7 +5,7 @@ import type {
   NotificationHandlerRecord,
   NotificationRecordedClaim,
 } from '../../interfaces/notification-dedupe-store.interface.js';
-import { NUMBER_STAMP_SLOTS, StampedKeyQueue, valueStampSlots } from './stamped-key-queue.js';
+import { NUMBER_STAMP_SLOTS, StampedKeyQueue, arraySlots } from './stamped-key-queue.js';
 
 export interface InMemoryNotificationDedupeStoreOptions {
   /** How long a handled notification is remembered. Default 24 hours. */
@@ -48,7 +48,7 @@ export class InMemoryNotificationDedupeStore implements NotificationDedupeStore 
   );
   readonly #claimOrder = new StampedKeyQueue<number | string>(
     (key, claim) => this.#entries.get(key) === claim,
-    valueStampSlots,
+    arraySlots,
   );
   /** The record of each key released with one, also while a later delivery claims it. */
   readonly #records = new Map<string, NotificationHandlerRecord>();

@@ -11,9 +11,9 @@ export type StampSlots<Stamp> = (capacity: number) => { [index: number]: Stamp }
  */
 export const NUMBER_STAMP_SLOTS: StampSlots<number> = (capacity) => new Float64Array(capacity);
 
-/** Stamps of any kind (claim ids, strings or numbers) in an array. */
-export function valueStampSlots<Stamp>(capacity: number): Stamp[] {
-  return Array.from<Stamp>({ length: capacity });
+/** Empty slots in an array: for the keys, and for stamps of any kind (claim ids, strings or numbers). */
+export function arraySlots<Value>(capacity: number): Value[] {
+  return Array.from<Value>({ length: capacity });
 }
 
 /**
@@ -29,7 +29,7 @@ export function valueStampSlots<Stamp>(capacity: number): Stamp[] {
  */
 export class StampedKeyQueue<Stamp extends number | string = number> {
   // A slot outside the records is emptied, so that a forgotten key's string does not stay reachable.
-  #keys: (string | undefined)[] = emptyKeys(MIN_CAPACITY);
+  #keys = arraySlots<string | undefined>(MIN_CAPACITY);
   #stamps: { [index: number]: Stamp };
   /** Capacity - 1: capacities are powers of two, so `index & mask` wraps an index around the ring. */
   #mask = MIN_CAPACITY - 1;
@@ -121,7 +121,7 @@ export class StampedKeyQueue<Stamp extends number | string = number> {
 
   /** The records, in order from index 0, in new arrays of `capacity` slots. */
   #resize(capacity: number): void {
-    const keys = emptyKeys(capacity);
+    const keys = arraySlots<string | undefined>(capacity);
     const stamps = this.newStamps(capacity);
     for (let index = 0; index < this.#length; index++) {
       const from = (this.#head + index) & this.#mask;
@@ -139,8 +139,4 @@ export class StampedKeyQueue<Stamp extends number | string = number> {
     this.#head = 0;
     if (this.#mask + 1 > MIN_CAPACITY) this.#resize(MIN_CAPACITY);
   }
-}
-
-function emptyKeys(capacity: number): (string | undefined)[] {
-  return Array.from<string | undefined>({ length: capacity });
 }
