@@ -1,14 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  NUMBER_STAMP_SLOTS,
+  float64Slots,
   StampedKeyQueue,
   type StampSlots,
   arraySlots,
 } from '../../lib/notifications/dedupe/stamped-key-queue.js';
 
 /** A queue whose records are current while `entries` holds their stamp, as the dedupe store uses it. */
-function queueOver(entries: Map<string, number>, slots: StampSlots<number> = NUMBER_STAMP_SLOTS) {
+function queueOver(entries: Map<string, number>, slots: StampSlots<number> = float64Slots) {
   return new StampedKeyQueue((key, stamp) => entries.get(key) === stamp, slots);
 }
 
@@ -85,7 +85,7 @@ describe('StampedKeyQueue', () => {
     const queue = new StampedKeyQueue((key, stamp) => {
       checks++;
       return entries.get(key) === stamp;
-    }, NUMBER_STAMP_SLOTS);
+    }, float64Slots);
     for (let index = 0; index < 1000; index++) {
       pushCurrent(entries, queue, index);
     }
@@ -127,7 +127,7 @@ describe('StampedKeyQueue', () => {
   });
 
   it.each([
-    ['a Float64Array', NUMBER_STAMP_SLOTS],
+    ['a Float64Array', float64Slots],
     ['an array', arraySlots<number>],
   ])('behaves like an array of records filtered by what is current, its stamps in %s', (_, slots) => {
     const operation = fc.oneof(

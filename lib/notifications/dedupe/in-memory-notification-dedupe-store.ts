@@ -5,7 +5,7 @@ import type {
   NotificationHandlerRecord,
   NotificationRecordedClaim,
 } from '../../interfaces/notification-dedupe-store.interface.js';
-import { NUMBER_STAMP_SLOTS, StampedKeyQueue, arraySlots } from './stamped-key-queue.js';
+import { float64Slots, StampedKeyQueue, arraySlots } from './stamped-key-queue.js';
 
 export interface InMemoryNotificationDedupeStoreOptions {
   /** How long a handled notification is remembered. Default 24 hours. */
@@ -42,10 +42,7 @@ const OWNER = 'InMemoryNotificationDedupeStore';
 export class InMemoryNotificationDedupeStore implements NotificationDedupeStore {
   /** Each key's state: its expiry when handled (a number > 0), its claim when claimed (a string or a number < 0). */
   readonly #entries = new Map<string, number | string>();
-  readonly #handledOrder = new StampedKeyQueue(
-    (key, expiresAt) => this.#entries.get(key) === expiresAt,
-    NUMBER_STAMP_SLOTS,
-  );
+  readonly #handledOrder = new StampedKeyQueue((key, expiresAt) => this.#entries.get(key) === expiresAt, float64Slots);
   readonly #claimOrder = new StampedKeyQueue<number | string>(
     (key, claim) => this.#entries.get(key) === claim,
     arraySlots,

@@ -9,7 +9,9 @@ export type StampSlots<Stamp> = (capacity: number) => { [index: number]: Stamp }
  * milliseconds, too large for a small integer, may be kept as a separate heap number per record, which every full
  * garbage collection then visits, for as long as the key is remembered.
  */
-export const NUMBER_STAMP_SLOTS: StampSlots<number> = (capacity) => new Float64Array(capacity);
+export function float64Slots(capacity: number): Float64Array {
+  return new Float64Array(capacity);
+}
 
 /** Empty slots in an array: for the keys, and for stamps of any kind (claim ids, strings or numbers). */
 export function arraySlots<Value>(capacity: number): Value[] {
