@@ -102,6 +102,56 @@ describeWithPostgres('the PostgreSQL ledger: outcomes and run completion (a real
     }
   });
 
+  it('tries the sending mark again when the payout becomes sendable between the write that found a mark and the read that says why', async () => {
+    const [id] = await claimRun('changed-between', 1);
+    const [t1, t2] = [randomUUID(), randomUUID()];
+    expect(await ledger.begin(id!, 'changed-between', t1, false)).toMatchObject({ step: 'send', attempt: 1 });
+    // A gate before every UPDATE of the payouts, after the statement's snapshot is taken: the first in a transaction
+    // waits while the test holds the advisory lock. The begin below thus reads the row as it was (the first attempt's
+    // mark, so its UPDATE matches nothing), and the read that follows, a statement of its own, reads it as it is.
+    await rowsOf(
+      pool,
+      `CREATE FUNCTION public.gate_payout_updates() RETURNS trigger LANGUAGE plpgsql AS $fn$
+       BEGIN
+         IF current_setting('gate.passed', true) IS DISTINCT FROM 'yes' THEN
+           PERFORM set_config('gate.passed', 'yes', true);
+           PERFORM pg_advisory_xact_lock_shared(4242);
+         END IF;
+         RETURN NULL;
+       END $fn$`,
+    );
+    await rowsOf(
+      pool,
+      'CREATE TRIGGER gate_payout_updates BEFORE UPDATE ON nestjs_payouts.payouts ' +
+        'FOR EACH STATEMENT EXECUTE FUNCTION public.gate_payout_updates()',
+    );
+    const gatekeeper = await pool.connect();
+    try {
+      await gatekeeper.query('SELECT pg_advisory_lock(4242)');
+      const again = ledger.begin(id!, 'changed-between', t2, false);
+      await waitingFor('advisory', 'the second attempt held at the gate');
+      // The first attempt's outcome, asking for a retry, committed while the second attempt's UPDATE waits.
+      await gatekeeper.query('BEGIN');
+      await gatekeeper.query(`SELECT set_config('gate.passed', 'yes', true)`);
+      const { rows } = await gatekeeper.query(
+        `SELECT nestjs_payouts.payout_settle('default', $1, $2, 'retrying', '{}') AS verdict`,
+        [id, t1],
+      );
+      expect(rows).toEqual([{ verdict: 'settled' }]);
+      await gatekeeper.query('COMMIT');
+      await gatekeeper.query('SELECT pg_advisory_unlock(4242)');
+
+      // Its UPDATE matched nothing, its read found the payout retrying: it writes its mark then, and sends.
+      expect(await again).toEqual({ step: 'send', attempt: 2, resolution: undefined });
+      expect(await ledger.read(id!)).toMatchObject({ state: 'sending', attempt: 2 });
+      expect(await ledger.settle(id!, 'changed-between', t2, 'sent', {})).toBe('completed');
+    } finally {
+      gatekeeper.release();
+      await rowsOf(pool, 'DROP TRIGGER IF EXISTS gate_payout_updates ON nestjs_payouts.payouts');
+      await rowsOf(pool, 'DROP FUNCTION IF EXISTS public.gate_payout_updates()');
+    }
+  });
+
   it('completes a run of 300 exactly once when all its outcomes are recorded at once, 20 connections side by side', async () => {
     const ids = await claimRun('side-by-side', 300);
     const tokens = ids.map(() => randomUUID());
