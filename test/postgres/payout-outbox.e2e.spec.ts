@@ -266,6 +266,55 @@ describeWithPostgres('payouts enqueued in the caller’s PostgreSQL transaction 
       expect([...processed('redis-down-').values()]).toEqual(Array.from({ length: 10 }, () => 1));
     });
 
+    it('rolls a batch back to pending when the queue does not take it in time, and sends each payout once when Redis is back', async () => {
+      // An app of its own (its own schema and relay), so that its relay's first failure is logged at once.
+      const schema = 'outbox_redis_away';
+      const away = await startRunsApp(provider.baseUrl, {
+        connection: { host: '127.0.0.1', port: redis.port },
+        prefix: 'outbox-redis-away',
+        rateLimit: false,
+        concurrency: 5,
+        ledger: payoutLedgerPostgres({ pool, schema, migrate: true }),
+      });
+      const awayStates = async () => {
+        const { rows } = await pool.query<{ state: string; n: number }>(
+          `SELECT state, count(*)::integer AS n FROM ${schema}.payouts GROUP BY state`,
+        );
+        return Object.fromEntries(rows.map(({ state, n }) => [state, n]));
+      };
+      const relayErrors = () => away.logger.lines.filter((line) => line.startsWith('error: Outbox relay'));
+      try {
+        await redis.stop();
+        for (let index = 0; index < 10; index++) {
+          const client = await pool.connect();
+          try {
+            await client.query('BEGIN');
+            await away.runs.enqueue([payout(`redis-away-${index}`)], { runId: 'redis-away', db: client });
+            await client.query('COMMIT');
+          } finally {
+            client.release();
+          }
+        }
+        // The relay held a batch, handed it to the queue, gave up on it and rolled its transaction back: the rows are
+        // pending again, for its next try. The queue's commands buffered meanwhile may still reach Redis once it is back.
+        await eventually(async () => (relayErrors().length > 0 ? true : undefined), 40_000, 'the relay giving up');
+        expect(relayErrors()[0]).toMatch(/the queue did not take \d+ pending payouts within 10000 ms/);
+        expect(await awayStates()).toEqual({ pending: 10 });
+        await redis.restart();
+
+        // The sent handler runs once the outcome is recorded: the last of the ten is the last thing to happen.
+        await eventually(async () => (away.results.sent.length === 10 ? true : undefined), 60_000, '10 sent');
+        expect(away.results.sent.map((sent) => sent.requestId).sort()).toEqual(
+          Array.from({ length: 10 }, (_, index) => `redis-away-${index}`).sort(),
+        );
+        expect(await awayStates()).toEqual({ sent: 10 });
+        expect([...processed('redis-away-').values()]).toEqual(Array.from({ length: 10 }, () => 1));
+      } finally {
+        if (redis.pid === undefined) await redis.restart();
+        await away.app.close();
+      }
+    }, 120_000);
+
     it('moves the payouts committed after a PostgreSQL restart, its listening connection lost meanwhile', async () => {
       await postgres.stop();
       await postgres.restart();
