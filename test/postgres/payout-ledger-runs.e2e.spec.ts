@@ -266,6 +266,36 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       expect(await runs.enqueue([payout('late-1')], { runId: 'late' })).toMatchObject({ queued: 1 });
     }, 120_000);
 
+    it('records an outcome once PostgreSQL is back when it stopped while the request was out: sent, not parked', async () => {
+      const { runs, pool, api, logger, results, app } = await start(() => ({ kind: 'created' }), {
+        // Longer than the outage below, however busy the machine: the outcome is recorded, not left for a later attempt.
+        lockDurationMs: 60_000,
+      });
+      const release = api.hold('o-1');
+      await runs.enqueue([payout('o-1')], { runId: 'outcome-late' });
+      await eventually(async () => (api.requests.length === 1 ? true : undefined), 30_000, 'the request out');
+
+      const notRecorded = () => logger.messages('warn').filter((line) => line.includes('not yet recorded'));
+      try {
+        await server.stop();
+        release();
+        await eventually(async () => (notRecorded().length > 0 ? true : undefined), 30_000, 'the outcome waiting');
+      } finally {
+        await server.restart();
+      }
+      const progress = await untilCompleted({ runs, app } as RunsApp, 'outcome-late', 60_000);
+
+      expect(notRecorded()[0]).toMatch(
+        /^Payout o-1 of run outcome-late ended sent, not yet recorded: The payout ledger could not .+; trying again$/,
+      );
+      expect(progress.counts).toMatchObject({ total: 1, sent: 1, unknown: 0 });
+      expect(await statesOf(pool)).toEqual({ sent: 1 });
+      expect(api.processedCounts()).toEqual(new Map([['o-1', 1]]));
+      await eventually(async () => (results.sent.length === 1 ? true : undefined), 30_000, 'the sent handler');
+      expect(results.sent.map((sent) => sent.requestId)).toEqual(['o-1']);
+      expect(results.unknown).toEqual([]);
+    }, 120_000);
+
     it('gives up on a parked payout once across instances: the ledger records it with the payout', async () => {
       const reconcile = { lookup: () => 'unknown' as const, settleAfterMs: 0, sweepEveryMs: 100, giveUpAfterMs: 1000 };
       const first = await start(() => ({ kind: 'failed', status: 500 }), { reconcile });

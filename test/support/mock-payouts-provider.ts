@@ -32,6 +32,8 @@ export type ProviderPlan = (requestId: string, seenBefore: number) => ProviderRe
 export class MockPayoutsProvider {
   readonly requests: ProviderRequest[] = [];
   private readonly seen = new Map<string, number>();
+  /** The replies held back, by `request_id`, until their release (see `hold`). */
+  private readonly held = new Map<string, Promise<void>>();
 
   private constructor(
     private readonly server: ReturnType<typeof createServer>,
@@ -77,6 +79,16 @@ export class MockPayoutsProvider {
     return busiest;
   }
 
+  /**
+   * Holds back the replies to `requestId` until the function returned is called: the request is received and recorded
+   * (processed) as usual, and the caller waits for its outcome meanwhile.
+   */
+  hold(requestId: string): () => void {
+    let release!: () => void;
+    this.held.set(requestId, new Promise<void>((resolve) => (release = resolve)));
+    return release;
+  }
+
   async close(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -97,7 +109,11 @@ export class MockPayoutsProvider {
       const reply = this.plan(requestId, seenBefore);
       this.requests.push({ requestId, at: Date.now(), reply: reply.kind });
       const { min, max } = this.latency;
-      setTimeout(() => this.answer(reply, requestId, request, response), min + Math.random() * (max - min));
+      const answer = () =>
+        setTimeout(() => this.answer(reply, requestId, request, response), min + Math.random() * (max - min));
+      const held = this.held.get(requestId);
+      if (held) void held.then(answer);
+      else answer();
     });
   }
 
