@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { PayoutLedger } from 'nestjs-payouts';
+import { type PayoutLedger, PayoutLedgerUnavailableError } from 'nestjs-payouts';
 import { payoutLedgerPostgres } from 'nestjs-payouts/postgres';
 import { describeWithPostgres } from '../support/postgres-suite.js';
 import { PostgresServer } from '../support/postgres-server.js';
@@ -149,6 +149,66 @@ describeWithPostgres('the PostgreSQL ledger: outcomes and run completion (a real
       gatekeeper.release();
       await rowsOf(pool, 'DROP TRIGGER IF EXISTS gate_payout_updates ON nestjs_payouts.payouts');
       await rowsOf(pool, 'DROP FUNCTION IF EXISTS public.gate_payout_updates()');
+    }
+  });
+
+  it('rejects within timeoutMs while PostgreSQL does not answer, saying whether the mark may be written, and leaks no connection', async () => {
+    const [queried, connecting] = await claimRun('not-answering', 2);
+    // A ledger of its own, with a short timeoutMs, on a pool whose backends the test can tell apart.
+    const hungPool = new pg.Pool({
+      ...server.connection(new URL(url).pathname.slice(1)),
+      max: 2,
+      application_name: 'hung',
+    });
+    hungPool.on('error', () => undefined);
+    const hung = payoutLedgerPostgres({ pool: hungPool, timeoutMs: 500 }).create({ account: 'default' });
+    const paused: number[] = [];
+    try {
+      await hung.open?.();
+      // One idle connection in the pool: the first call below is sent on it, and the second has to connect.
+      expect(await hung.read(queried!)).toMatchObject({ state: 'queued' });
+      const backends = await rowsOf(pool, `SELECT pid FROM pg_stat_activity WHERE application_name = 'hung'`);
+      expect(backends).toHaveLength(1);
+      for (const pid of [server.pid!, Number(backends[0]!.pid)]) {
+        process.kill(pid, 'SIGSTOP');
+        paused.push(pid);
+      }
+
+      const onIdleConnection = await hung.begin(queried!, 'not-answering', randomUUID(), false).catch((e) => e);
+      const whileConnecting = await hung.begin(connecting!, 'not-answering', randomUUID(), false).catch((e) => e);
+      for (const pid of paused.splice(0)) process.kill(pid, 'SIGCONT');
+
+      // Sent and unanswered: it may have been written. Never connected: nothing was.
+      expect(onIdleConnection).toBeInstanceOf(PayoutLedgerUnavailableError);
+      expect(onIdleConnection).toMatchObject({ reason: 'timeout', written: 'unknown', retrySafe: true });
+      expect(onIdleConnection.message).toBe(
+        'The payout ledger could not mark a payout as sending: no reply within timeoutMs (500 ms); ' +
+          'it may or may not have been written.',
+      );
+      expect(whileConnecting).toBeInstanceOf(PayoutLedgerUnavailableError);
+      expect(whileConnecting).toMatchObject({ reason: 'timeout', written: 'none', retrySafe: true });
+      // The connection that arrives late goes back to the pool; the one left without a reply was closed.
+      await eventually(
+        async () => (hungPool.totalCount === 1 && hungPool.idleCount === 1 ? true : undefined),
+        30_000,
+        'the late connection back in the pool',
+      );
+      // The payout never reached stays queued and is sent. The statement left unanswered reached its backend, which
+      // ran it once it could: the mark is there, and the next attempt finds it (to park the payout), never sends.
+      expect(await hung.begin(connecting!, 'not-answering', randomUUID(), false)).toMatchObject({
+        step: 'send',
+        attempt: 1,
+      });
+      await eventually(
+        async () => ((await ledger.read(queried!))?.state === 'sending' ? true : undefined),
+        30_000,
+        'the unanswered statement run',
+      );
+      expect(await hung.begin(queried!, 'not-answering', randomUUID(), false)).toEqual({ step: 'interrupted' });
+    } finally {
+      for (const pid of paused) process.kill(pid, 'SIGCONT');
+      await hung.close?.();
+      await hungPool.end();
     }
   });
 
