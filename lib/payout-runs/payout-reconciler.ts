@@ -141,8 +141,14 @@ export class PayoutReconciler implements OnApplicationBootstrap, OnModuleDestroy
         this.counts[answer] += 1;
         return 'resolved';
       }
-      this.logger.log(`${what}: the lookup answered ${answer}, but the payout is ${outcome}; left as it is`);
-      return outcome === 'busy' ? 'parked' : 'gone';
+      // Changed since it was read: a person's decision, or its job taken up again. The answer may be stale: not applied.
+      if (outcome === 'busy') {
+        this.logger.log(`${what}: the lookup answered ${answer}, but its job runs again; looked up on a later sweep`);
+        return 'parked';
+      }
+      const now = outcome === 'not-found' ? 'no longer found' : 'no longer of unknown outcome (decided meanwhile)';
+      this.logger.log(`${what}: the lookup answered ${answer}, but the payout is ${now}; left as it is`);
+      return 'gone';
     }
     if (answer === 'unknown') {
       this.counts.unknown += 1;

@@ -231,6 +231,41 @@ describeWithRedis('unknown outcomes reconciled by a lookup', () => {
     expect(committedPerRequestId().get('held-1')).toBe(1);
   });
 
+  it('applies no lookup answer to a payout a person resolved while the lookup ran: it is not sent again', async () => {
+    mock = await MockPayoutsApi.start({ apiKey: API_KEY, accessToken: ACCESS_TOKEN });
+    mock.fail({ when: { method: 'POST' }, times: 1 }, MockFault.resetAfterCommit());
+    const decisions: string[] = [];
+    // The provider has the payout. While the lookup runs, a person settles it as sent; the lookup then answers
+    // absent, which would send it once more if applied.
+    const runs = () => started.runs;
+    const started = await start(`reconcile${++prefixes}`, {
+      lookup: async (request) => {
+        decisions.push(await runs().resolveUnknown(request.request_id, 'sent', { by: 'ops@example.com' }));
+        return 'absent' as const;
+      },
+      settleAfterMs: 0,
+      sweepEveryMs: 100,
+    });
+
+    await started.runs.enqueue([payout('decided-1')], { runId: 'decided' });
+    const leftAlone = () => started.logger.lines.filter((line) => line.includes('left as it is'));
+    await eventually(async () => (leftAlone().length > 0 ? true : undefined), 30_000, 'the lookup answer left alone');
+    await eventually(async () => (started.results.sent.length > 0 ? true : undefined), 30_000, 'the sent handler');
+
+    expect(decisions).toEqual(['resolved']);
+    expect(leftAlone()).toEqual([
+      'log: Payout decided-1 of run decided: the lookup answered absent, but the payout is no longer of unknown ' +
+        'outcome (decided meanwhile); left as it is PayoutRuns',
+    ]);
+    expect(started.results.sent.map((result) => result.requestId)).toEqual(['decided-1']);
+    expect(started.results.sent[0]!.resolution).toMatchObject({ decision: 'sent', by: 'ops@example.com' });
+    expect(committedPerRequestId()).toEqual(new Map([['decided-1', 1]]));
+    expect(mock.calls.filter((call) => call.method === 'POST')).toHaveLength(1);
+    expect((await started.runs.progress('decided'))?.counts).toMatchObject({ sent: 1, unknown: 0 });
+    const source = started.app.get<string, PayoutsHealthSource>(getPayoutsHealthSourceToken('payout-runs'));
+    expect((await source.figures!()).reconciled).toMatchObject({ created: 0, absent: 0 });
+  });
+
   it('never resolves one payout twice when two instances sweep at once', async () => {
     mock = await MockPayoutsApi.start({ apiKey: API_KEY, accessToken: ACCESS_TOKEN });
     const ids = Array.from({ length: 20 }, (_, index) => `twice-${index}`);
