@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import {
   PayoutRequestConflictError,
+  PayoutsCallOptionsError,
   PayoutsModule,
   type PayoutsPayoutRunJobEvent,
   PayoutsService,
@@ -120,6 +121,41 @@ describeWithRedis('payout runs in one app', () => {
       unknown: 0,
       total: 3,
     });
+  });
+
+  it('refuses items that are not an array, a runId it cannot keep and any decision but sent or absent, queuing nothing', async () => {
+    const { runs, queue } = await start(() => ({ kind: 'created' }), false);
+    const refusal = (call: () => Promise<unknown>) =>
+      call().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    const untyped = runs as unknown as {
+      enqueue(items: unknown, options?: unknown): Promise<unknown>;
+      resolveUnknown(requestId: string, decision: unknown): Promise<unknown>;
+    };
+
+    const notAnArray = await refusal(() => untyped.enqueue({ 0: payout('o-1') }));
+    const spaced = await refusal(() => runs.enqueue([payout('o-2')], { runId: 'month end' }));
+    const long = await refusal(() => runs.enqueue([payout('o-3')], { runId: 'r'.repeat(101) }));
+    const numbered = await refusal(() => untyped.enqueue([payout('o-4')], { runId: 2026 }));
+    const decision = await refusal(() => untyped.resolveUnknown('o-1', 'maybe'));
+
+    for (const error of [notAnArray, spaced, long, numbered, decision]) {
+      expect(error).toBeInstanceOf(PayoutsCallOptionsError);
+    }
+    expect(notAnArray).toMatchObject({ option: 'items' });
+    expect((notAnArray as Error).message).toBe(
+      'Call option "items" is invalid: expected an array of payout requests. Nothing was sent.',
+    );
+    for (const error of [spaced, long, numbered]) {
+      expect((error as Error).message).toBe(
+        'Call option "runId" is invalid: expected up to 100 letters, digits, "-", "_" or ".". Nothing was sent.',
+      );
+    }
+    expect(decision).toMatchObject({ option: 'decision' });
+    expect((await runs.enqueue([payout('o-5')], { runId: 'r'.repeat(100) })).queued).toBe(1);
+    expect((await queue.getJobCounts('waiting')).waiting).toBe(1);
   });
 
   it('queues 2,400 items of five chunks in their order, each request_id once, a repeat in a later chunk recognised', async () => {
