@@ -296,6 +296,39 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       expect(results.unknown).toEqual([]);
     }, 120_000);
 
+    it('resolves a parked payout whose job Redis lost from the request the ledger kept: absent sends it once more', async () => {
+      const plan: ProviderPlan = (_requestId, seenBefore) =>
+        seenBefore === 0 ? { kind: 'reset' } : { kind: 'created' };
+      const { runs, api, results } = await start(plan, { attempts: 1 });
+      await runs.enqueue([payout('lost-absent'), payout('lost-sent')], { runId: 'jobs-lost' });
+      await eventually(async () => ((await runs.listUnknown()).total === 2 ? true : undefined), 30_000, 'both parked');
+      await eventually(async () => (results.unknown.length === 2 ? true : undefined), 30_000, 'the unknown handlers');
+
+      // Redis loses every job (a restart without its data); the ledger keeps the payouts and their requests.
+      const client = new Redis({ host: '127.0.0.1', port: redis.port });
+      try {
+        await client.flushall();
+      } finally {
+        client.disconnect();
+      }
+      expect(await runs.resolveUnknown('lost-absent', 'absent', { by: 'ops@example.com' })).toBe('resolved');
+      expect(await runs.resolveUnknown('lost-sent', 'sent', { by: 'ops@example.com' })).toBe('resolved');
+      await eventually(async () => (results.sent.length === 2 ? true : undefined), 30_000, 'both sent');
+
+      const sent = [...results.sent].sort((a, b) => a.requestId.localeCompare(b.requestId));
+      expect(sent).toMatchObject([
+        { requestId: 'lost-absent', attempt: 2, reply: { status: 201 }, resolution: { decision: 'absent' } },
+        { requestId: 'lost-sent', attempt: 1, resolution: { decision: 'sent', by: 'ops@example.com' } },
+      ]);
+      expect(sent[1]!.reply).toBeUndefined();
+      expect(api.requests.map((request) => request.requestId).sort()).toEqual([
+        'lost-absent',
+        'lost-absent',
+        'lost-sent',
+      ]);
+      expect((await runs.progress('jobs-lost'))!.counts).toMatchObject({ sent: 2, unknown: 0 });
+    }, 60_000);
+
     it('gives up on a parked payout once across instances: the ledger records it with the payout', async () => {
       const reconcile = { lookup: () => 'unknown' as const, settleAfterMs: 0, sweepEveryMs: 100, giveUpAfterMs: 1000 };
       const first = await start(() => ({ kind: 'failed', status: 500 }), { reconcile });
