@@ -158,6 +158,24 @@ describeWithRedis('payout runs in one app', () => {
     expect((await queue.getJobCounts('waiting')).waiting).toBe(1);
   });
 
+  it('fails a job it cannot read for good, at its first attempt, sending nothing', async () => {
+    const { queue, logger } = await start(() => ({ kind: 'created' }));
+    // Written by something else than this version's enqueue(): no request_id, a run id of the wrong type.
+    await queue.add('payout', { request: { amount: '10.00' }, runId: 7 }, { jobId: 'unreadable-1', attempts: 3 });
+
+    const failedLines = () => logger.messages('error').filter((line) => line.includes('unreadable-1'));
+    await eventually(async () => (failedLines().length > 0 ? true : undefined), 15_000, 'the job failed');
+    const job = (await queue.getJob('unreadable-1'))!;
+    expect(await job.getState()).toBe('failed');
+    expect(job.failedReason).toBe('Job unreadable-1 holds no payout this version can read; not retried');
+    expect(failedLines()).toEqual([
+      'Job unreadable-1 failed for good: Job unreadable-1 holds no payout this version can read; not retried. ' +
+        'Job unreadable-1 stays in the failed set',
+    ]);
+    expect(logger.messages('warn').filter((line) => line.includes('unreadable-1'))).toEqual([]);
+    expect(provider!.requests).toEqual([]);
+  });
+
   it('queues 2,400 items of five chunks in their order, each request_id once, a repeat in a later chunk recognised', async () => {
     const { runs, queue } = await start(() => ({ kind: 'created' }), false);
     const items = Array.from({ length: 2400 }, (_, index) => payout(`c-${index}`));
