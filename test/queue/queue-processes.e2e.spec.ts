@@ -211,4 +211,34 @@ describeWithRedis('queue mode shutting down while Redis does not answer', () => 
     },
     60_000,
   );
+
+  it.skipIf(BULLMQ_MAJOR < 6)(
+    'exits on SIGTERM without waiting shutdownTimeoutMs when Redis was killed -9, its connections refused',
+    async () => {
+      const args = [APP, '--redis-port', String(redis.port), '--shutdown-timeout-ms=60000'];
+      let ready: RegExpMatchArray;
+      ({ process: instance, ready } = await NodeServerProcess.start(args, {
+        cwd: ROOT,
+        ready: /^ready (\d+)$/,
+        timeoutMs: 20_000,
+      }));
+      const notification = cardAdded();
+      expect((await post(`http://127.0.0.1:${ready[1]}/payouts/notifications`, notification)).body).toBe(ACK);
+      await instance.waitForLine(new RegExp(`^handler-done ${paymentMethodId(notification)}$`), 10_000);
+
+      // Gone, as after a crash: every connection is refused, and the clients keep trying to reconnect.
+      await redis.stop();
+      let exit: Awaited<ReturnType<NodeServerProcess['waitForExit']>>;
+      try {
+        process.kill(instance.pid, 'SIGTERM');
+        exit = await instance.waitForExit(30_000);
+      } finally {
+        await redis.restart();
+      }
+
+      expect(exit.signal ?? exit.code).toBe('SIGTERM');
+      expect(instance.linesMatching(/^warn Handlers/)).toEqual([]);
+    },
+    60_000,
+  );
 });
