@@ -1,4 +1,3 @@
-import type { RunningJobs } from './running-jobs.js';
 import { withDeadline } from './with-deadline.js';
 
 /** How long closing a BullMQ queue or worker first waits for its connections' start-up check. */
@@ -27,40 +26,6 @@ export async function closeBullmq(
   await withDeadline(closable.close(force), timeoutMs, timeout)
     .catch(() => withDeadline(closable.disconnect(), timeoutMs, timeout))
     .catch(() => undefined);
-}
-
-/**
- * How long a worker's connections may take to close once its jobs have ended: Redis answers a close within
- * milliseconds, so a longer wait means Redis is away (stopped, or not answering), and the connections are dropped.
- */
-export const WORKER_CLOSE_TIMEOUT_MS = 1000;
-
-/**
- * Stops a BullMQ worker the package created from taking jobs (`force`: without waiting for BullMQ's own view of the
- * running ones), waits up to `shutdownTimeoutMs` for the jobs `running` counts, then up to `WORKER_CLOSE_TIMEOUT_MS`
- * for its connections to close, past which they are dropped: only the jobs are waited for as long as the app allows,
- * never Redis. `'jobs-running'` when jobs still ran at `shutdownTimeoutMs` (they stop with the process), `'dropped'`
- * when Redis did not answer the close, `'closed'` otherwise. Never rejects.
- */
-export async function closeWorker(
-  worker: BullmqObject,
-  running: RunningJobs,
-  { shutdownTimeoutMs, force }: { shutdownTimeoutMs: number; force: boolean },
-): Promise<'closed' | 'jobs-running' | 'dropped'> {
-  const timeout = () => new Error('timeout');
-  await startupCheckSettled(worker);
-  const closed = worker.close(force).then(
-    () => true,
-    () => true,
-  );
-  const idle = await withDeadline(running.idle(), shutdownTimeoutMs, timeout).then(
-    () => true,
-    () => false,
-  );
-  if (!idle) return 'jobs-running';
-  if (await withDeadline(closed, WORKER_CLOSE_TIMEOUT_MS, timeout).catch(() => false)) return 'closed';
-  await withDeadline(worker.disconnect(), WORKER_CLOSE_TIMEOUT_MS, timeout).catch(() => undefined);
-  return 'dropped';
 }
 
 /**

@@ -4,8 +4,7 @@ import type { DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core'
 import type { Worker } from 'bullmq';
 import { throttledErrorLog } from '../common/throttled-error-log.js';
 import { queueClient } from '../common/bullmq-queue-health.js';
-import { RunningJobs } from '../common/running-jobs.js';
-import { closeBullmq, closeWorker } from '../common/close-bullmq.js';
+import { closeBullmq, startupCheckSettled } from '../common/close-bullmq.js';
 import { withDeadline } from '../common/with-deadline.js';
 import {
   type CreatePayoutRequest,
@@ -50,7 +49,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
   private relay: PayoutOutboxRelay | undefined;
   private repair: PayoutJobRepair | undefined;
   /** Payouts this instance's worker is processing now. */
-  private readonly sending = new RunningJobs();
+  private processing = 0;
   private progress: PayoutRunProgressReporter | undefined;
 
   constructor(
@@ -109,7 +108,14 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
       logger: this.logger,
       instrumentation: this.runs.instrumentation,
     });
-    const counted = (job: Parameters<typeof processor>[0]) => this.sending.track(() => processor(job));
+    const counted = async (job: Parameters<typeof processor>[0]): Promise<PayoutJobResult> => {
+      this.processing += 1;
+      try {
+        return await processor(job);
+      } finally {
+        this.processing -= 1;
+      }
+    };
     const worker = new bullmq.Worker<unknown, PayoutJobResult>(queue.name, counted, {
       connection,
       prefix,
@@ -271,18 +277,15 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
     if (!worker) return;
     this.worker = undefined;
     const { shutdownTimeoutMs } = this.config;
-    // Idle, nothing needs waiting for: a forced close, as BullMQ's waiting one sits out a rate-limit pause (a
-    // provider's Retry-After) first. A payout fetched meanwhile keeps its lock, and another worker takes it up.
-    const closed = await closeWorker(worker, this.sending, { shutdownTimeoutMs, force: this.sending.count === 0 });
-    if (closed === 'jobs-running') {
+    await startupCheckSettled(worker);
+    try {
+      // Idle, nothing needs waiting for: a forced close, as BullMQ's waiting one sits out a rate-limit pause (a
+      // provider's Retry-After) first. A payout fetched meanwhile keeps its lock, and another worker takes it up.
+      await withDeadline(worker.close(this.processing === 0), shutdownTimeoutMs, () => new Error('timeout'));
+    } catch {
       this.logger.warn(
         `Payouts still being sent after shutdownTimeoutMs (${shutdownTimeoutMs} ms) are left to stop with the ` +
           'process; another worker parks them as unknown once their locks expire',
-      );
-    } else if (closed === 'dropped') {
-      this.logger.warn(
-        `The worker of queue ${worker.name} stopped with no payout being sent, but Redis did not answer while it ` +
-          'closed its connections: they are dropped',
       );
     }
   }

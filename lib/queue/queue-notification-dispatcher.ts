@@ -1,7 +1,8 @@
 import { type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
 import { pingQueue, queueFigures, workerState } from '../common/bullmq-queue-health.js';
 import { type JobsOptions, Queue, Worker } from 'bullmq';
-import { closeBullmq, closeWorker } from '../common/close-bullmq.js';
+import { closeBullmq, startupCheckSettled } from '../common/close-bullmq.js';
+import { withDeadline } from '../common/with-deadline.js';
 import {
   type DispatchedNotification,
   type NotificationContext,
@@ -21,12 +22,17 @@ import {
 import { ADD_TIMED_OUT, NotificationAddBatch } from './notification-add-batch.js';
 import { createNotificationProcessor, type NotificationJobResult } from './notification-processor.js';
 import type { PayoutsQueueConfig } from './payouts-queue-options.js';
-import { RunningJobs } from '../common/running-jobs.js';
+import { RunningJobs } from './running-jobs.js';
 import { throttledErrorLog } from '../common/throttled-error-log.js';
 import { PackageLogger } from '../common/package-logger.js';
 
 /** How long closing the producer waits for Redis, which may be away. */
 const QUEUE_CLOSE_TIMEOUT_MS = 5000;
+/**
+ * How long the worker's connections may take to close once its handlers are done: Redis answers a close within
+ * milliseconds, so a longer wait means Redis is away, and the connections are dropped instead.
+ */
+const WORKER_CLOSE_TIMEOUT_MS = 1000;
 
 /**
  * Queue mode: the route stores each notification as a BullMQ job, and answers once Redis has it; workers run the
@@ -137,18 +143,29 @@ export class QueueNotificationDispatcher
     if (!worker) return;
     this.worker = undefined;
     const { shutdownTimeoutMs } = this.config;
-    const closed = await closeWorker(worker, this.running, { shutdownTimeoutMs, force: false });
-    if (closed === 'jobs-running') {
+    await startupCheckSettled(worker);
+    const closed = worker.close().then(
+      () => true,
+      () => true,
+    );
+    const timeout = () => new Error('timeout');
+    const idle = await withDeadline(this.running.idle(), shutdownTimeoutMs, timeout).then(
+      () => true,
+      () => false,
+    );
+    if (!idle) {
       this.logger.warn(
         `Handlers still running after shutdownTimeoutMs (${shutdownTimeoutMs} ms) are left to stop with the process; ` +
           `their jobs run again on another worker once their locks expire`,
       );
-    } else if (closed === 'dropped') {
-      this.logger.warn(
-        `The worker of queue ${this.queueName} stopped with no handler running, but Redis did not answer while it ` +
-          'closed its connections: they are dropped',
-      );
+      return;
     }
+    if (await withDeadline(closed, WORKER_CLOSE_TIMEOUT_MS, timeout).catch(() => false)) return;
+    this.logger.warn(
+      `The worker of queue ${this.queueName} stopped with no handler running, but Redis did not answer while it ` +
+        'closed its connections: they are dropped',
+    );
+    await withDeadline(worker.disconnect(), WORKER_CLOSE_TIMEOUT_MS, timeout).catch(() => undefined);
   }
 
   /** After the HTTP server has closed, so the adds of the last requests complete first. */

@@ -1,15 +1,10 @@
 /**
- * The jobs a BullMQ worker of this instance is running (a notification's handlers, a payout being sent), so that
- * shutdown knows whether it is waiting for them or only for Redis.
+ * The jobs whose handlers are running on this instance, so that shutdown knows whether it is waiting for handlers
+ * or only for Redis.
  */
 export class RunningJobs {
   #count = 0;
   #waiting: (() => void)[] = [];
-
-  /** Jobs running now. */
-  get count(): number {
-    return this.#count;
-  }
 
   /** Runs `job`, counted until it settles. */
   async track<T>(job: () => Promise<T>): Promise<T> {
