@@ -249,6 +249,16 @@ describeWithRedis('a payout worker shut down with SIGTERM mid-run', () => {
     await redis?.close();
   });
 
+  /** The app that enqueues, with no worker of its own, in place of the previous test's. */
+  const startWeb = async (prefix: string) => {
+    await web?.app.close();
+    return startRunsApp(provider.baseUrl, {
+      connection: { host: '127.0.0.1', port: redis.port },
+      prefix,
+      rateLimit: false,
+      worker: false,
+    });
+  };
   const startWorker = async (prefix: string, extra: string[] = []) => {
     const args = [APP, `--base-url=${provider.baseUrl}`, `--prefix=${prefix}`, `--redis-port=${redis.port}`];
     const started = await NodeServerProcess.start([...args, '--concurrency=5', ...extra], {
@@ -267,13 +277,7 @@ describeWithRedis('a payout worker shut down with SIGTERM mid-run', () => {
     'lets the payouts being sent finish, parks none, and leaves the rest to the next worker (%s imported first)',
     async (_first, prefix, extra) => {
       provider.requests.length = 0;
-      await web?.app.close();
-      web = await startRunsApp(provider.baseUrl, {
-        connection: { host: '127.0.0.1', port: redis.port },
-        prefix,
-        rateLimit: false,
-        worker: false,
-      });
+      web = await startWeb(prefix);
       const first = await startWorker(prefix, extra);
       await web.runs.enqueue(
         Array.from({ length: 30 }, (_, index) => payout(`sd-${index}`)),
@@ -303,6 +307,39 @@ describeWithRedis('a payout worker shut down with SIGTERM mid-run', () => {
     },
     60_000,
   );
+
+  it('exits on SIGTERM without waiting shutdownTimeoutMs (30 s) when Redis stops answering while it is idle', async () => {
+    const prefix = 'runs-shutdown-redis-hung';
+    web = await startWeb(prefix);
+    const worker = await startWorker(prefix);
+    await web.runs.enqueue([payout('hung-1'), payout('hung-2')], { runId: 'redis-hung' });
+    await worker.waitForLine(/^completed redis-hung$/, 20_000);
+    // Idle: both jobs completed in Redis, not only their handlers run (a job's last writes follow its handlers).
+    const queue = new Queue(payoutRunsQueueName(), { connection: { host: '127.0.0.1', port: redis.port }, prefix });
+    try {
+      await eventually(
+        async () => ((await queue.getJobCounts('completed')).completed === 2 ? true : undefined),
+        20_000,
+        'both jobs completed',
+      );
+    } finally {
+      await queue.close();
+    }
+
+    // Stopped, not killed: the connections stay open and nothing answers on them, as with a Redis that hangs.
+    process.kill(redis.pid!, 'SIGSTOP');
+    let exit: Awaited<ReturnType<NodeServerProcess['waitForExit']>>;
+    try {
+      process.kill(worker.pid, 'SIGTERM');
+      // Well below shutdownTimeoutMs: no payout is being sent, so nothing is waited for but Redis, which hangs.
+      exit = await worker.waitForExit(20_000);
+    } finally {
+      process.kill(redis.pid!, 'SIGCONT');
+    }
+
+    expect(exit.signal ?? exit.code).toBe('SIGTERM');
+    expect(worker.linesMatching(/^(sent|unknown|refused) /).sort()).toEqual(['sent hung-1', 'sent hung-2']);
+  }, 60_000);
 
   it('ends the process after a bootstrap that fails on a missing account: no Redis connection is left open', async () => {
     const args = [APP, `--base-url=${provider.baseUrl}`, '--prefix=runs-no-account', `--redis-port=${redis.port}`];

@@ -171,40 +171,41 @@ describeWithRedis('queue mode shutting down while Redis does not answer', () => 
     await redis?.close();
   });
 
+  /**
+   * An app that has stored and handled a notification: its queue's and worker's connections are past their start-up
+   * check, so what follows is a shutdown with Redis away, not a start cut short (see stop-right-after-start).
+   */
+  const startHandled = async (): Promise<NodeServerProcess> => {
+    const args = [APP, '--redis-port', String(redis.port), '--shutdown-timeout-ms=60000'];
+    const started = await NodeServerProcess.start(args, { cwd: ROOT, ready: /^ready (\d+)$/, timeoutMs: 20_000 });
+    instance = started.process;
+    const notification = cardAdded();
+    expect((await post(`http://127.0.0.1:${started.ready[1]}/payouts/notifications`, notification)).body).toBe(ACK);
+    await instance.waitForLine(new RegExp(`^handler-done ${paymentMethodId(notification)}$`), 10_000);
+    return instance;
+  };
+
   // bullmq 5 (the Nest 11 leg's) may never exit here: a worker whose job's completion is still waiting for Redis when
   // its connections are dropped tries the completion again at once, forever, at full CPU (bullmq 6.7 stops when
   // closing; see docs/troubleshooting.md).
   it.skipIf(BULLMQ_MAJOR < 6)(
     'exits on SIGTERM without waiting shutdownTimeoutMs, saying that Redis, not a handler, held it up',
     async () => {
-      const args = [APP, '--redis-port', String(redis.port), '--shutdown-timeout-ms=60000'];
-      let ready: RegExpMatchArray;
-      ({ process: instance, ready } = await NodeServerProcess.start(args, {
-        cwd: ROOT,
-        ready: /^ready (\d+)$/,
-        timeoutMs: 20_000,
-      }));
-      // An app that has stored and handled a notification: its queue's and worker's connections are past their
-      // start-up check, so what follows is a shutdown with Redis away, not a start cut short (see
-      // stop-right-after-start).
-      const notification = cardAdded();
-      expect((await post(`http://127.0.0.1:${ready[1]}/payouts/notifications`, notification)).body).toBe(ACK);
-      await instance.waitForLine(new RegExp(`^handler-done ${paymentMethodId(notification)}$`), 10_000);
-
+      const app = await startHandled();
       // Stopped, not killed: the connections stay open and nothing answers on them, as with a Redis that hangs.
       process.kill(redis.pid!, 'SIGSTOP');
       let exit: Awaited<ReturnType<NodeServerProcess['waitForExit']>>;
       try {
-        process.kill(instance.pid, 'SIGTERM');
+        process.kill(app.pid, 'SIGTERM');
         // Well below the 60 s of shutdownTimeoutMs, which the old shutdown waited out with no handler running.
-        exit = await instance.waitForExit(30_000);
+        exit = await app.waitForExit(30_000);
       } finally {
         process.kill(redis.pid!, 'SIGCONT');
       }
 
       expect(exit.signal ?? exit.code).toBe('SIGTERM');
       // Never "handlers still running": none was.
-      expect(instance.linesMatching(/^warn (The worker|Handlers)/)).toEqual([
+      expect(app.linesMatching(/^warn (The worker|Handlers)/)).toEqual([
         'warn The worker of queue payouts-notifications stopped with no handler running, but Redis did not answer ' +
           'while it closed its connections: they are dropped',
       ]);
@@ -215,29 +216,19 @@ describeWithRedis('queue mode shutting down while Redis does not answer', () => 
   it.skipIf(BULLMQ_MAJOR < 6)(
     'exits on SIGTERM without waiting shutdownTimeoutMs when Redis was killed -9, its connections refused',
     async () => {
-      const args = [APP, '--redis-port', String(redis.port), '--shutdown-timeout-ms=60000'];
-      let ready: RegExpMatchArray;
-      ({ process: instance, ready } = await NodeServerProcess.start(args, {
-        cwd: ROOT,
-        ready: /^ready (\d+)$/,
-        timeoutMs: 20_000,
-      }));
-      const notification = cardAdded();
-      expect((await post(`http://127.0.0.1:${ready[1]}/payouts/notifications`, notification)).body).toBe(ACK);
-      await instance.waitForLine(new RegExp(`^handler-done ${paymentMethodId(notification)}$`), 10_000);
-
+      const app = await startHandled();
       // Gone, as after a crash: every connection is refused, and the clients keep trying to reconnect.
       await redis.stop();
       let exit: Awaited<ReturnType<NodeServerProcess['waitForExit']>>;
       try {
-        process.kill(instance.pid, 'SIGTERM');
-        exit = await instance.waitForExit(30_000);
+        process.kill(app.pid, 'SIGTERM');
+        exit = await app.waitForExit(30_000);
       } finally {
         await redis.restart();
       }
 
       expect(exit.signal ?? exit.code).toBe('SIGTERM');
-      expect(instance.linesMatching(/^warn Handlers/)).toEqual([]);
+      expect(app.linesMatching(/^warn Handlers/)).toEqual([]);
     },
     60_000,
   );
