@@ -6,7 +6,7 @@ import {
   PayoutsApiError,
   type PayoutsHealthSource,
 } from 'nestjs-payouts';
-import type { PayoutLookupContext, PayoutReconcileOptions } from 'nestjs-payouts/payout-runs';
+import { payoutJobId, type PayoutLookupContext, type PayoutReconcileOptions } from 'nestjs-payouts/payout-runs';
 import { MockFault, MockPayoutsApi } from 'nestjs-payouts/testing';
 import { eventually } from '../support/eventually.js';
 import { describeWithRedis } from '../support/redis-suite.js';
@@ -264,6 +264,43 @@ describeWithRedis('unknown outcomes reconciled by a lookup', () => {
     expect((await started.runs.progress('decided'))?.counts).toMatchObject({ sent: 1, unknown: 0 });
     const source = started.app.get<string, PayoutsHealthSource>(getPayoutsHealthSourceToken('payout-runs'));
     expect((await source.figures!()).reconciled).toMatchObject({ created: 0, absent: 0 });
+  });
+
+  it('applies no lookup answer to a payout whose job was taken up again meanwhile, and looks it up once the job ends', async () => {
+    mock = await MockPayoutsApi.start({ apiKey: API_KEY, accessToken: ACCESS_TOKEN });
+    mock.fail({ when: { method: 'POST' }, times: 1 }, MockFault.resetAfterCommit());
+    const lookups: string[] = [];
+    const queue = () => started.runs.queue;
+    const started = await start(`reconcile${++prefixes}`, {
+      lookup: async (request, context) => {
+        lookups.push(request.request_id);
+        if (lookups.length === 1) {
+          // While the first lookup runs, someone retries the payout's job (a dashboard's button), and it waits.
+          await queue().pause();
+          const job = (await queue().getJob(payoutJobId(request.request_id)))!;
+          await job.retry((await job.getState()) as 'completed' | 'failed');
+        }
+        return statusLookup(request, context);
+      },
+      settleAfterMs: 0,
+      sweepEveryMs: 100,
+    });
+
+    await started.runs.enqueue([payout('again-1')], { runId: 'again' });
+    const later = () => started.logger.lines.filter((line) => line.includes('looked up on a later sweep'));
+    await eventually(async () => (later().length > 0 ? true : undefined), 30_000, 'the answer left for later');
+    expect(later()).toEqual([
+      'log: Payout again-1 of run again: the lookup answered created, but its job runs again; looked up on a later ' +
+        'sweep PayoutRuns',
+    ]);
+    expect(started.results.sent).toEqual([]);
+    await queue().resume();
+
+    await eventually(async () => (started.results.sent.length > 0 ? true : undefined), 30_000, 'resolved as sent');
+    expect(lookups).toEqual(['again-1', 'again-1']);
+    expect(started.results.sent.map((result) => result.requestId)).toEqual(['again-1']);
+    expect(started.results.sent[0]!.resolution).toMatchObject({ decision: 'sent', by: 'reconcile' });
+    expect(committedPerRequestId()).toEqual(new Map([['again-1', 1]]));
   });
 
   it('never resolves one payout twice when two instances sweep at once', async () => {
