@@ -146,8 +146,8 @@ export class PayoutReconciler implements OnApplicationBootstrap, OnModuleDestroy
         this.logger.log(`${what}: the lookup answered ${answer}, but its job runs again; looked up on a later sweep`);
         return 'parked';
       }
-      const now = outcome === 'not-found' ? 'no longer found' : 'no longer of unknown outcome (decided meanwhile)';
-      this.logger.log(`${what}: the lookup answered ${answer}, but the payout is ${now}; left as it is`);
+      const state = outcome === 'not-found' ? 'no longer found' : 'no longer of unknown outcome (decided meanwhile)';
+      this.logger.log(`${what}: the lookup answered ${answer}, but the payout is ${state}; left as it is`);
       return 'gone';
     }
     if (answer === 'unknown') {

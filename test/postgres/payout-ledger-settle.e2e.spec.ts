@@ -155,11 +155,7 @@ describeWithPostgres('the PostgreSQL ledger: outcomes and run completion (a real
   it('rejects within timeoutMs while PostgreSQL does not answer, saying whether the mark may be written, and leaks no connection', async () => {
     const [queried, connecting] = await claimRun('not-answering', 2);
     // A ledger of its own, with a short timeoutMs, on a pool whose backends the test can tell apart.
-    const hungPool = new pg.Pool({
-      ...server.connection(new URL(url).pathname.slice(1)),
-      max: 2,
-      application_name: 'hung',
-    });
+    const hungPool = new pg.Pool({ ...pool.options, max: 2, application_name: 'hung' });
     hungPool.on('error', () => undefined);
     const hung = payoutLedgerPostgres({ pool: hungPool, timeoutMs: 500 }).create({ account: 'default' });
     const paused: number[] = [];
