@@ -10,6 +10,7 @@ import {
   type CreatePayoutRequest,
   getPayoutsInstrumentationToken,
   getPayoutsServiceToken,
+  PayoutLedgerUnavailableError,
   PayoutsConfigError,
   type PayoutsInstrumentation,
   PayoutsService,
@@ -32,6 +33,8 @@ import { checkRedisDurability, readRedisDurability } from './redis-durability.js
 const REDIS_CHECK_AT_BOOT_MS = 5000;
 /** The wait between two reads of the settings while Redis does not answer. */
 const REDIS_CHECK_RETRY_MS = 1000;
+/** The wait between two tries to park a payout whose job stalled too often, while the ledger cannot be reached. */
+const PARK_RETRY_MS = 1000;
 
 class RedisNotYetAnswering extends Error {}
 
@@ -51,6 +54,10 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
   /** Payouts this instance's worker is processing now. */
   private processing = 0;
   private progress: PayoutRunProgressReporter | undefined;
+  /** Parks of payouts whose job stalled too often, still waiting for the ledger (see `parkStalled`). */
+  private readonly parking = new Set<Promise<void>>();
+  /** Aborted on shutdown: a park still waiting for the ledger then stops trying. */
+  private readonly closing = new AbortController();
 
   constructor(
     private readonly config: PayoutRunsConfig,
@@ -134,7 +141,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
       if (!job) return;
       const data = readPayoutJobData(job.data);
       const what = data ? subject(data) : `Job ${job.id}`;
-      if (data && job.deferredFailure !== undefined) this.parkStalled(data, what);
+      if (data && job.deferredFailure !== undefined) this.parkStalled(data, what, job.id);
       const final = job.attemptsMade >= (job.opts.attempts ?? 1) || error.name === 'UnrecoverableError';
       if (final) {
         this.logger.error(`${what} failed for good: ${error.message}. Job ${job.id} stays in the failed set`);
@@ -255,20 +262,48 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
   /**
    * BullMQ fails a job that stalled more than `maxStalledCount` times without running it again: its marker, if one
    * was written, would leave the payout counted as sending for ever, though it may have been sent. Parked as unknown.
+   * While the ledger cannot be reached, tried again every second until it answers or this worker shuts down; a payout
+   * still not parked then is named with its job, which parks it when retried from the failed set (its next attempt
+   * finds the marker), never sending it again.
    */
-  private parkStalled(data: PayoutJobData, what: string): void {
+  private parkStalled(data: PayoutJobData, what: string, jobId: string | undefined): void {
+    const parked = this.parkOnceReachable(data, what, jobId).finally(() => this.parking.delete(parked));
+    this.parking.add(parked);
+  }
+
+  private async parkOnceReachable(data: PayoutJobData, what: string, jobId: string | undefined): Promise<void> {
     const { request, runId } = data;
-    this.runs.store.settle(request.request_id, runId, '*', 'unknown', { error: INTERRUPTED }).then(
-      (settled) => {
+    const { signal } = this.closing;
+    const notParked = (why: string, error: unknown) =>
+      this.logger.error(
+        `${what} stalled too often and could not be parked${why}: retry job ${jobId} from the failed set, which ` +
+          'parks it as unknown',
+        error,
+      );
+    for (let tries = 1; ; tries++) {
+      try {
+        const settled = await this.runs.store.settle(request.request_id, runId, '*', 'unknown', { error: INTERRUPTED });
         if (settled === 'completed') this.runs.instrumentation.payoutRunCompleted?.(runId);
         if (settled !== 'lost') this.logger.warn(`${what} stalled too often; parked as unknown, not sent again`);
-      },
-      (error: unknown) => this.logger.error(`${what} stalled too often and could not be parked`, error),
-    );
+        return;
+      } catch (error) {
+        if (!(error instanceof PayoutLedgerUnavailableError)) return notParked('', error);
+        if (tries === 1) {
+          this.logger.warn(
+            `${what} stalled too often, not parked yet: ${error.message.replace(/\.$/, '')}; trying again every ` +
+              `${PARK_RETRY_MS} ms until the ledger answers`,
+          );
+        }
+        await sleep(PARK_RETRY_MS, undefined, { signal }).catch(() => undefined);
+        if (signal.aborted) return notParked(' before the worker shut down', error);
+      }
+    }
   }
 
   async onModuleDestroy(): Promise<void> {
     this.progress?.close();
+    this.closing.abort();
+    await Promise.all(this.parking);
     // Its batch under way ends first (moved, or left pending for another relay), before the queue closes.
     await this.relay?.stop();
     this.relay = undefined;

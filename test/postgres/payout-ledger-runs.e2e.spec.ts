@@ -10,7 +10,7 @@ import {
   type PayoutsHealthSource,
 } from 'nestjs-payouts';
 import { payoutLedgerPostgres } from 'nestjs-payouts/postgres';
-import { type PayoutRunsOptions } from 'nestjs-payouts/payout-runs';
+import { payoutJobId, type PayoutRunsOptions } from 'nestjs-payouts/payout-runs';
 import { ACCESS_TOKEN, API_KEY, payout, type RunsApp, startRunsApp } from '../payout-runs/payout-runs-test-app.js';
 import { eventually } from '../support/eventually.js';
 import { MockPayoutsProvider, type ProviderPlan } from '../support/mock-payouts-provider.js';
@@ -294,6 +294,103 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       await eventually(async () => (results.sent.length === 1 ? true : undefined), 30_000, 'the sent handler');
       expect(results.sent.map((sent) => sent.requestId)).toEqual(['o-1']);
       expect(results.unknown).toEqual([]);
+    }, 120_000);
+
+    /**
+     * What a worker leaves when it dies after writing the marker, and BullMQ once the job stalled too often: the job
+     * fails as soon as a worker takes it, without running. The queue is paused until the test lets a worker take it.
+     */
+    const stalledTooOften = async (runs: RunsApp['runs'], requestId: string, runId: string) => {
+      await runs.queue.pause();
+      await runs.enqueue([payout(requestId)], { runId });
+      expect(await runs.store.begin(requestId, runId, 'the-dead-workers-token', false)).toMatchObject({ step: 'send' });
+      const client = new Redis({ host: '127.0.0.1', port: redis.port });
+      try {
+        const jobKey = `${runs.queue.qualifiedName}:${payoutJobId(requestId)}`;
+        expect(await client.hset(jobKey, 'defa', 'job stalled more than allowable limit')).toBe(1);
+      } finally {
+        client.disconnect();
+      }
+    };
+    const notParkedYet = (requestId: string, runId: string) =>
+      new RegExp(
+        `^Payout ${requestId} of run ${runId} stalled too often, not parked yet: The payout ledger could not .+; ` +
+          'trying again every 1000 ms until the ledger answers$',
+      );
+
+    it('parks a payout whose job stalled too often once PostgreSQL is back, when it was away as the job failed', async () => {
+      const { runs, api, logger, pool } = await start(() => ({ kind: 'created' }));
+      await stalledTooOften(runs, 'st-1', 'stalled');
+      const waiting = () => logger.messages('warn').filter((line) => line.includes('not parked yet'));
+
+      try {
+        await server.stop();
+        await runs.queue.resume();
+        await eventually(async () => (waiting().length > 0 ? true : undefined), 30_000, 'the park waiting');
+      } finally {
+        await server.restart();
+      }
+      await eventually(async () => ((await runs.listUnknown()).total === 1 ? true : undefined), 30_000, 'parked');
+
+      expect(waiting()).toHaveLength(1);
+      expect(waiting()[0]).toMatch(notParkedYet('st-1', 'stalled'));
+      expect((await runs.listUnknown()).payouts).toMatchObject([{ requestId: 'st-1', error: { name: 'Interrupted' } }]);
+      expect(await statesOf(pool)).toEqual({ unknown: 1 });
+      expect(logger.messages('warn')).toContain(
+        'Payout st-1 of run stalled stalled too often; parked as unknown, not sent again',
+      );
+      expect(logger.messages('error').filter((line) => line.includes('stalled too often'))).toEqual([]);
+      expect(await (await runs.queue.getJob(payoutJobId('st-1')))!.getState()).toBe('failed');
+      expect(api.requests).toEqual([]);
+    }, 120_000);
+
+    it('names the job to retry when the worker shuts down before PostgreSQL is back; the retried job parks the payout', async () => {
+      const first = await start(() => ({ kind: 'created' }));
+      await stalledTooOften(first.runs, 'st-2', 'stalled-down');
+      const waiting = () => first.logger.messages('warn').filter((line) => line.includes('not parked yet'));
+
+      try {
+        await server.stop();
+        await first.runs.queue.resume();
+        await eventually(async () => (waiting().length > 0 ? true : undefined), 30_000, 'the park waiting');
+        apps.splice(
+          apps.findIndex((started) => started.app === first.app),
+          1,
+        );
+        await first.app.close();
+      } finally {
+        await server.restart();
+      }
+      expect(waiting()[0]).toMatch(notParkedYet('st-2', 'stalled-down'));
+      expect(first.logger.messages('error').filter((line) => line.includes('stalled too often'))).toEqual([
+        'Payout st-2 of run stalled-down stalled too often and could not be parked before the worker shut down: ' +
+          `retry job ${payoutJobId('st-2')} from the failed set, which parks it as unknown`,
+      ]);
+      expect(await statesOf(first.pool)).toEqual({ sending: 1 });
+
+      // Another instance of the app, on the same ledger and queue, once PostgreSQL is back.
+      const second = await startRunsApp(first.api.baseUrl, {
+        connection: { host: '127.0.0.1', port: redis.port },
+        prefix: first.runs.queue.opts.prefix!,
+        rateLimit: false,
+        ledger: payoutLedgerPostgres({ pool: first.pool, timeoutMs: 2000 }),
+      });
+      apps.push(second);
+      await (await second.runs.queue.getJob(payoutJobId('st-2')))!.retry('failed');
+      await eventually(
+        async () => ((await second.runs.listUnknown()).total === 1 ? true : undefined),
+        30_000,
+        'parked',
+      );
+
+      expect((await second.runs.listUnknown()).payouts).toMatchObject([
+        { requestId: 'st-2', error: { name: 'Interrupted' } },
+      ]);
+      expect(await statesOf(first.pool)).toEqual({ unknown: 1 });
+      expect(second.logger.messages('warn')).toContain(
+        'Payout st-2 of run stalled-down: its worker stopped while sending; parked as unknown, not sent again',
+      );
+      expect(first.api.requests).toEqual([]);
     }, 120_000);
 
     it('resolves a parked payout whose job Redis lost from the request the ledger kept: absent sends it once more', async () => {
