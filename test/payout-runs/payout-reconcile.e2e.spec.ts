@@ -266,6 +266,51 @@ describeWithRedis('unknown outcomes reconciled by a lookup', () => {
     expect((await source.figures!()).reconciled).toMatchObject({ created: 0, absent: 0 });
   });
 
+  it('applies no lookup answer to a payout whose job was removed while the lookup ran, and looks it up no more', async () => {
+    mock = await MockPayoutsApi.start({ apiKey: API_KEY, accessToken: ACCESS_TOKEN });
+    mock.fail({ when: { method: 'POST' }, times: 2 }, MockFault.resetAfterCommit());
+    const lookups: string[] = [];
+    const queue = () => started.runs.queue;
+    // While the lookup of removed-1 runs, someone removes its job (a dashboard's button); the lookup then answers
+    // absent, which would send it once more if applied. still-1 stays unknown: each sweep looks it up.
+    const started = await start(`reconcile${++prefixes}`, {
+      lookup: async (request) => {
+        lookups.push(request.request_id);
+        if (request.request_id === 'still-1') return 'unknown' as const;
+        await (await queue().getJob(payoutJobId(request.request_id)))!.remove();
+        return 'absent' as const;
+      },
+      settleAfterMs: 0,
+      sweepEveryMs: 100,
+    });
+    const sweepsSeen = () => lookups.filter((id) => id === 'still-1').length;
+
+    await started.runs.enqueue([payout('removed-1'), payout('still-1')], { runId: 'removed' });
+    const leftAlone = () => started.logger.lines.filter((line) => line.includes('left as it is'));
+    await eventually(async () => (leftAlone().length > 0 ? true : undefined), 30_000, 'the lookup answer left alone');
+    const before = sweepsSeen();
+    await eventually(async () => (sweepsSeen() >= before + 2 ? true : undefined), 30_000, 'two more sweeps');
+
+    expect(leftAlone()).toEqual([
+      'log: Payout removed-1 of run removed: the lookup answered absent, but the payout is no longer found; left as it ' +
+        'is PayoutRuns',
+    ]);
+    expect(lookups.filter((id) => id === 'removed-1')).toEqual(['removed-1']);
+    expect(await queue().getJob(payoutJobId('removed-1'))).toBeUndefined();
+    expect(committedPerRequestId()).toEqual(
+      new Map([
+        ['removed-1', 1],
+        ['still-1', 1],
+      ]),
+    );
+    expect(mock.calls.filter((call) => call.method === 'POST')).toHaveLength(2);
+    expect(started.results.sent).toEqual([]);
+    expect((await started.runs.listUnknown()).payouts.map((parked) => parked.requestId).sort()).toEqual([
+      'removed-1',
+      'still-1',
+    ]);
+  });
+
   it('applies no lookup answer to a payout whose job was taken up again meanwhile, and looks it up once the job ends', async () => {
     mock = await MockPayoutsApi.start({ apiKey: API_KEY, accessToken: ACCESS_TOKEN });
     mock.fail({ when: { method: 'POST' }, times: 1 }, MockFault.resetAfterCommit());
