@@ -308,6 +308,37 @@ describeWithRedis('a payout worker shut down with SIGTERM mid-run', () => {
     60_000,
   );
 
+  it('leaves a payout still being sent after shutdownTimeoutMs to the next worker, which parks it: never sent twice', async () => {
+    const prefix = 'runs-shutdown-timeout';
+    provider.requests.length = 0;
+    web = await startWeb(prefix);
+    // Shorter than the client's timeout (5 s): the process ends before the request could end as unknown by itself.
+    const first = await startWorker(prefix, ['--shutdown-timeout-ms=1000']);
+    const release = provider.hold('late-1');
+    let exit: Awaited<ReturnType<NodeServerProcess['waitForExit']>>;
+    try {
+      await web.runs.enqueue([payout('late-1')], { runId: 'shutdown-timeout' });
+      await eventually(async () => (provider.requests.length === 1 ? true : undefined), 15_000, 'the request out');
+      process.kill(first.pid, 'SIGTERM');
+      exit = await first.waitForExit(20_000);
+    } finally {
+      release();
+    }
+
+    expect(exit.signal ?? exit.code).toBe('SIGTERM');
+    expect(first.linesMatching(/^(sent|unknown|refused|error) /)).toEqual([]);
+    expect((await web.runs.progress('shutdown-timeout'))!.counts).toMatchObject({ sending: 1, unknown: 0 });
+
+    // Its lock expires (2 s) and the next worker takes the job up: it finds the marker and parks the payout.
+    const second = await startWorker(prefix);
+    await second.waitForLine(/^unknown late-1$/, 20_000);
+    expect((await web.runs.listUnknown()).payouts).toMatchObject([
+      { requestId: 'late-1', error: { name: 'Interrupted' } },
+    ]);
+    expect(provider.requests.map((request) => request.requestId)).toEqual(['late-1']);
+    expect(second.linesMatching(/^(sent|refused) /)).toEqual([]);
+  }, 60_000);
+
   it('exits on SIGTERM without waiting shutdownTimeoutMs (30 s) when Redis stops answering while it is idle', async () => {
     const prefix = 'runs-shutdown-redis-hung';
     web = await startWeb(prefix);

@@ -2,7 +2,7 @@
 // Plain JavaScript on the built package, loaded by name as an application does.
 //   node payout-runs-worker-app.mjs --base-url=… --prefix=… (--redis-port=… | --cluster-ports=p1,p2,p3)
 //     [--max=…] [--duration-ms=…] [--concurrency=…] [--lock-ms=…] [--runs-first] [--runs-account=…]
-//     [--database-url=…]
+//     [--database-url=…] [--shutdown-timeout-ms=…]
 // --runs-first imports PayoutRunsModule before PayoutsModule; --runs-account names an account of its own;
 // --database-url keeps the runs' ledger in PostgreSQL (nestjs-payouts/postgres), whose schema must exist.
 // Prints `ready`, then `sent <request_id>`, `refused <request_id>`, `unknown <request_id>` for each result handler
@@ -35,6 +35,7 @@ const { values: options } = parseArgs({
     'runs-first': { type: 'boolean', default: false },
     'runs-account': { type: 'string' },
     'database-url': { type: 'string' },
+    'shutdown-timeout-ms': { type: 'string' },
   },
 });
 
@@ -86,6 +87,7 @@ const runsModule = PayoutRunsModule.forRoot({
   attempts: 3,
   backoffMs: 50,
   ...(options['database-url'] !== undefined && { ledger: await postgresLedger(options['database-url']) }),
+  ...(options['shutdown-timeout-ms'] !== undefined && { shutdownTimeoutMs: Number(options['shutdown-timeout-ms']) }),
 });
 
 /** The PostgreSQL ledger, loaded only when asked for, so that the other specs need neither pg nor its entry point. */
