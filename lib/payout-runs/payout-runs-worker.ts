@@ -10,6 +10,7 @@ import {
   type CreatePayoutRequest,
   getPayoutsInstrumentationToken,
   getPayoutsServiceToken,
+  type PayoutLedger,
   PayoutLedgerUnavailableError,
   PayoutsConfigError,
   type PayoutsInstrumentation,
@@ -35,6 +36,8 @@ const REDIS_CHECK_AT_BOOT_MS = 5000;
 const REDIS_CHECK_RETRY_MS = 1000;
 /** The wait between two tries to park a payout whose job stalled too often, while the ledger cannot be reached. */
 const PARK_RETRY_MS = 1000;
+/** What a park of a stalled payout settles with once the worker shuts down (see `parkStalled`). */
+const SHUT_DOWN = Symbol('shut down');
 
 class RedisNotYetAnswering extends Error {}
 
@@ -262,9 +265,9 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
   /**
    * BullMQ fails a job that stalled more than `maxStalledCount` times without running it again: its marker, if one
    * was written, would leave the payout counted as sending for ever, though it may have been sent. Parked as unknown.
-   * While the ledger cannot be reached, tried again every second until it answers or this worker shuts down; a payout
-   * still not parked then is named with its job, which parks it when retried from the failed set (its next attempt
-   * finds the marker), never sending it again.
+   * While the ledger cannot be reached, tried again every second until it answers or this worker shuts down, which
+   * waits for no ledger call; a payout not parked by then is named with its job, which parks it when retried from the
+   * failed set (its next attempt finds the marker), never sending it again.
    */
   private parkStalled(data: PayoutJobData, what: string, jobId: string | undefined): void {
     const parked = this.parkOnceReachable(data, what, jobId).finally(() => this.parking.delete(parked));
@@ -274,18 +277,24 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
   private async parkOnceReachable(data: PayoutJobData, what: string, jobId: string | undefined): Promise<void> {
     const { request, runId } = data;
     const { signal } = this.closing;
-    const notParked = (why: string, error: unknown) =>
+    // Each ledger call and each wait between two is raced with the shutdown, which then waits for neither.
+    const shutDown = new Promise<typeof SHUT_DOWN>((resolve) => {
+      if (signal.aborted) resolve(SHUT_DOWN);
+      else signal.addEventListener('abort', () => resolve(SHUT_DOWN), { once: true });
+    });
+    const notParked = (why: string, error?: unknown) =>
       this.logger.error(
         `${what} stalled too often and could not be parked${why}: retry job ${jobId} from the failed set, which ` +
           'parks it as unknown',
-        error,
+        ...(error === undefined ? [] : [error]),
       );
     for (let tries = 1; ; tries++) {
+      let parked: Awaited<ReturnType<PayoutLedger['settle']>> | typeof SHUT_DOWN;
       try {
-        const settled = await this.runs.store.settle(request.request_id, runId, '*', 'unknown', { error: INTERRUPTED });
-        if (settled === 'completed') this.runs.instrumentation.payoutRunCompleted?.(runId);
-        if (settled !== 'lost') this.logger.warn(`${what} stalled too often; parked as unknown, not sent again`);
-        return;
+        const settle = this.runs.store.settle(request.request_id, runId, '*', 'unknown', { error: INTERRUPTED });
+        // Left behind at shutdown, it may still fail: handled here, so that its failure is no unhandled rejection.
+        settle.catch(() => undefined);
+        parked = await Promise.race([settle, shutDown]);
       } catch (error) {
         if (!(error instanceof PayoutLedgerUnavailableError)) return notParked('', error);
         if (tries === 1) {
@@ -294,14 +303,20 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
               `${PARK_RETRY_MS} ms until the ledger answers`,
           );
         }
-        await sleep(PARK_RETRY_MS, undefined, { signal }).catch(() => undefined);
-        if (signal.aborted) return notParked(' before the worker shut down', error);
+        // Unreferenced: a wait cut short by the shutdown keeps no process alive.
+        if ((await Promise.race([sleep(PARK_RETRY_MS, undefined, { ref: false }), shutDown])) !== SHUT_DOWN) continue;
+        parked = SHUT_DOWN;
       }
+      if (parked === SHUT_DOWN) return notParked(' before the worker shut down');
+      if (parked === 'completed') this.runs.instrumentation.payoutRunCompleted?.(runId);
+      if (parked !== 'lost') this.logger.warn(`${what} stalled too often; parked as unknown, not sent again`);
+      return;
     }
   }
 
   async onModuleDestroy(): Promise<void> {
     this.progress?.close();
+    // A park of a stalled payout still under way stops waiting for the ledger, and says so (see `parkStalled`).
     this.closing.abort();
     await Promise.all(this.parking);
     // Its batch under way ends first (moved, or left pending for another relay), before the queue closes.
