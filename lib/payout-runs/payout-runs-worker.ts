@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type OnApplicationBootstrap, type OnModuleDestroy, type OnModuleInit, type Type } from '@nestjs/common';
 import type { DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
-import type { Worker } from 'bullmq';
+import type { Job, Worker } from 'bullmq';
 import { throttledErrorLog } from '../common/throttled-error-log.js';
 import { queueClient } from '../common/bullmq-queue-health.js';
 import { closeBullmq, startupCheckSettled } from '../common/close-bullmq.js';
@@ -144,7 +144,11 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
       if (!job) return;
       const data = readPayoutJobData(job.data);
       const what = data ? subject(data) : `Job ${job.id}`;
-      if (data && job.deferredFailure !== undefined) this.parkStalled(data, what, job.id);
+      if (data && job.deferredFailure !== undefined) {
+        // Not failed for good: parked, and its job retried for its handlers, which the park's own lines say.
+        this.parkStalled(data, what, job);
+        return;
+      }
       const final = job.attemptsMade >= (job.opts.attempts ?? 1) || error.name === 'UnrecoverableError';
       if (final) {
         this.logger.error(`${what} failed for good: ${error.message}. Job ${job.id} stays in the failed set`);
@@ -264,37 +268,43 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
 
   /**
    * BullMQ fails a job that stalled more than `maxStalledCount` times without running it again: its marker, if one
-   * was written, would leave the payout counted as sending for ever, though it may have been sent. Parked as unknown.
-   * While the ledger cannot be reached, tried again every second until it answers or this worker shuts down, which
-   * waits for no ledger call; a payout not parked by then is named with its job, which parks it when retried from the
-   * failed set (its next attempt finds the marker), never sending it again.
+   * was written, would leave the payout counted as sending for ever, though it may have been sent. Parked as unknown,
+   * then its job runs again, as a parked payout's would, for its unknown-outcome handlers: it finds the payout parked
+   * and sends nothing. While the ledger cannot be reached, tried again every second until it answers or this worker
+   * shuts down, which waits for no ledger call; a payout not parked by then is named with its job, which parks it
+   * when retried from the failed set (its next attempt finds the marker), never sending it again.
    */
-  private parkStalled(data: PayoutJobData, what: string, jobId: string | undefined): void {
-    const parked = this.parkOnceReachable(data, what, jobId).finally(() => this.parking.delete(parked));
+  private parkStalled(data: PayoutJobData, what: string, job: Job): void {
+    const parked = this.parkOnceReachable(data, what, job).finally(() => this.parking.delete(parked));
     this.parking.add(parked);
   }
 
-  private async parkOnceReachable(data: PayoutJobData, what: string, jobId: string | undefined): Promise<void> {
+  private async parkOnceReachable(data: PayoutJobData, what: string, job: Job): Promise<void> {
     const { request, runId } = data;
     const { signal } = this.closing;
-    // Each ledger call and each wait between two is raced with the shutdown, which then waits for neither.
+    // Each call and each wait between two is raced with the shutdown, which then waits for none of them.
     const shutDown = new Promise<typeof SHUT_DOWN>((resolve) => {
       if (signal.aborted) resolve(SHUT_DOWN);
       else signal.addEventListener('abort', () => resolve(SHUT_DOWN), { once: true });
     });
+    const untilShutDown = <T>(pending: Promise<T>): Promise<T | typeof SHUT_DOWN> => {
+      // Left behind at shutdown, it may still fail: handled here, so that its failure is no unhandled rejection.
+      pending.catch(() => undefined);
+      return Promise.race([pending, shutDown]);
+    };
     const notParked = (why: string, error?: unknown) =>
       this.logger.error(
-        `${what} stalled too often and could not be parked${why}: retry job ${jobId} from the failed set, which ` +
+        `${what} stalled too often and could not be parked${why}: retry job ${job.id} from the failed set, which ` +
           'parks it as unknown',
         ...(error === undefined ? [] : [error]),
       );
+    let parked: Awaited<ReturnType<PayoutLedger['settle']>> | typeof SHUT_DOWN;
     for (let tries = 1; ; tries++) {
-      let parked: Awaited<ReturnType<PayoutLedger['settle']>> | typeof SHUT_DOWN;
       try {
-        const settle = this.runs.store.settle(request.request_id, runId, '*', 'unknown', { error: INTERRUPTED });
-        // Left behind at shutdown, it may still fail: handled here, so that its failure is no unhandled rejection.
-        settle.catch(() => undefined);
-        parked = await Promise.race([settle, shutDown]);
+        parked = await untilShutDown(
+          this.runs.store.settle(request.request_id, runId, '*', 'unknown', { error: INTERRUPTED }),
+        );
+        break;
       } catch (error) {
         if (!(error instanceof PayoutLedgerUnavailableError)) return notParked('', error);
         if (tries === 1) {
@@ -304,14 +314,32 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
           );
         }
         // Unreferenced: a wait cut short by the shutdown keeps no process alive.
-        if ((await Promise.race([sleep(PARK_RETRY_MS, undefined, { ref: false }), shutDown])) !== SHUT_DOWN) continue;
-        parked = SHUT_DOWN;
+        if ((await untilShutDown(sleep(PARK_RETRY_MS, undefined, { ref: false }))) === SHUT_DOWN) {
+          return notParked(' before the worker shut down');
+        }
       }
-      if (parked === SHUT_DOWN) return notParked(' before the worker shut down');
-      if (parked === 'completed') this.runs.instrumentation.payoutRunCompleted?.(runId);
-      if (parked !== 'lost') this.logger.warn(`${what} stalled too often; parked as unknown, not sent again`);
-      return;
     }
+    if (parked === SHUT_DOWN) return notParked(' before the worker shut down');
+    // No marker to park: an outcome was recorded meanwhile, whose handlers its job ran, or none of its attempts got as
+    // far as writing one, and the payout is still queued (its job, retried from the failed set, sends it).
+    if (parked === 'lost') return;
+    if (parked === 'completed') this.runs.instrumentation.payoutRunCompleted?.(runId);
+    const handlersLater = (error?: unknown) =>
+      this.logger.error(
+        `${what} stalled too often; parked as unknown, not sent again. Its handlers run once job ${job.id} is ` +
+          'retried from the failed set',
+        ...(error === undefined ? [] : [error]),
+      );
+    let retried: unknown;
+    try {
+      retried = await untilShutDown(job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true }));
+    } catch (error) {
+      return handlersLater(error);
+    }
+    if (retried === SHUT_DOWN) return handlersLater();
+    this.logger.warn(
+      `${what} stalled too often; parked as unknown, not sent again; its job runs again for its handlers`,
+    );
   }
 
   async onModuleDestroy(): Promise<void> {

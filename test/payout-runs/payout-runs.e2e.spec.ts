@@ -362,7 +362,7 @@ describeWithRedis('payout runs in one app', () => {
     ]);
   });
 
-  it('parks as unknown a payout whose job BullMQ failed for stalling too often after its marker was written', async () => {
+  it('parks as unknown a payout whose job BullMQ failed for stalling too often, and runs its job again for its handlers', async () => {
     const web = await start(() => ({ kind: 'created' }), false);
     await web.runs.enqueue([payout('s-1')], { runId: 'stalled' });
     // What a worker leaves when it dies after writing the marker, and BullMQ once the job stalled too often.
@@ -396,11 +396,22 @@ describeWithRedis('payout runs in one app', () => {
     expect((await web.runs.listUnknown()).payouts).toMatchObject([
       { requestId: 's-1', error: { name: 'Interrupted' } },
     ]);
-    expect(await (await web.queue.getJob(payoutJobId('s-1')))!.getState()).toBe('failed');
-    expect(provider!.requests).toEqual([]);
-    expect(worker.logger.lines.join('\n')).toContain(
-      'Payout s-1 of run stalled stalled too often; parked as unknown, not sent again',
+    // Its job runs again, as a parked payout's does, for the handlers of its unknown outcome and of its run's end.
+    await eventually(
+      async () => ((await (await web.queue.getJob(payoutJobId('s-1')))!.getState()) === 'completed' ? true : undefined),
+      15_000,
+      'its job completed',
     );
+    expect(worker.results.unknown).toMatchObject([
+      { requestId: 's-1', runId: 'stalled', outcome: 'unknown', error: { name: 'Interrupted' } },
+    ]);
+    expect(worker.results.completed).toMatchObject([{ runId: 'stalled', counts: { unknown: 1, total: 1 } }]);
+    expect(provider!.requests).toEqual([]);
+    expect(worker.logger.messages('warn')).toContain(
+      'Payout s-1 of run stalled stalled too often; parked as unknown, not sent again; its job runs again for its ' +
+        'handlers',
+    );
+    expect(worker.logger.messages('error')).toEqual([]);
   });
 
   it('keeps a payout parked when the worker that lost its lock gets the reply after another parked it', async () => {

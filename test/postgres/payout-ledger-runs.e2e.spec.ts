@@ -319,7 +319,7 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       );
 
     it('parks a payout whose job stalled too often once PostgreSQL is back, when it was away as the job failed', async () => {
-      const { runs, api, logger, pool } = await start(() => ({ kind: 'created' }));
+      const { runs, api, logger, pool, results } = await start(() => ({ kind: 'created' }));
       await stalledTooOften(runs, 'st-1', 'stalled');
       const waiting = () => logger.messages('warn').filter((line) => line.includes('not parked yet'));
 
@@ -337,10 +337,12 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       expect((await runs.listUnknown()).payouts).toMatchObject([{ requestId: 'st-1', error: { name: 'Interrupted' } }]);
       expect(await statesOf(pool)).toEqual({ unknown: 1 });
       expect(logger.messages('warn')).toContain(
-        'Payout st-1 of run stalled stalled too often; parked as unknown, not sent again',
+        'Payout st-1 of run stalled stalled too often; parked as unknown, not sent again; its job runs again for its ' +
+          'handlers',
       );
       expect(logger.messages('error').filter((line) => line.includes('stalled too often'))).toEqual([]);
-      expect(await (await runs.queue.getJob(payoutJobId('st-1')))!.getState()).toBe('failed');
+      await eventually(async () => (results.unknown.length === 1 ? true : undefined), 30_000, 'the unknown handler');
+      expect(results.unknown).toMatchObject([{ requestId: 'st-1', error: { name: 'Interrupted' } }]);
       expect(api.requests).toEqual([]);
     }, 120_000);
 
@@ -390,6 +392,8 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       expect(second.logger.messages('warn')).toContain(
         'Payout st-2 of run stalled-down: its worker stopped while sending; parked as unknown, not sent again',
       );
+      await eventually(async () => (second.results.unknown.length === 1 ? true : undefined), 30_000, 'its handler');
+      expect(second.results.unknown).toMatchObject([{ requestId: 'st-2', error: { name: 'Interrupted' } }]);
       expect(first.api.requests).toEqual([]);
     }, 120_000);
 
