@@ -57,9 +57,9 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
   /** Payouts this instance's worker is processing now. */
   private processing = 0;
   private progress: PayoutRunProgressReporter | undefined;
-  /** Parks of payouts whose job stalled too often, still waiting for the ledger (see `parkStalled`). */
+  /** Parks of payouts whose job stalled too often, still under way (see `parkStalled`). */
   private readonly parking = new Set<Promise<void>>();
-  /** Aborted on shutdown: a park still waiting for the ledger then stops trying. */
+  /** Aborted on shutdown: a park still under way then stops waiting, and says what is left to do. */
   private readonly closing = new AbortController();
 
   constructor(
@@ -344,7 +344,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
 
   async onModuleDestroy(): Promise<void> {
     this.progress?.close();
-    // A park of a stalled payout still under way stops waiting for the ledger, and says so (see `parkStalled`).
+    // A park of a stalled payout still under way stops waiting, and says what is left to do (see `parkStalled`).
     this.closing.abort();
     await Promise.all(this.parking);
     // Its batch under way ends first (moved, or left pending for another relay), before the queue closes.
