@@ -320,9 +320,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
       }
     }
     if (parked === SHUT_DOWN) return notParked(' before the worker shut down');
-    // No marker to park: an outcome was recorded meanwhile, whose handlers its job ran, or none of its attempts got as
-    // far as writing one, and the payout is still queued (its job, retried from the failed set, sends it).
-    if (parked === 'lost') return;
+    if (parked === 'lost') return this.unmarkedStall(data, what, job, untilShutDown);
     if (parked === 'completed') this.runs.instrumentation.payoutRunCompleted?.(runId);
     const handlersLater = (error?: unknown) =>
       this.logger.error(
@@ -339,6 +337,25 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
     if (retried === SHUT_DOWN) return handlersLater();
     this.logger.warn(
       `${what} stalled too often; parked as unknown, not sent again; its job runs again for its handlers`,
+    );
+  }
+
+  /**
+   * No marker to park: an outcome was recorded meanwhile, whose handlers its job ran, or none of the job's attempts got
+   * as far as writing one, and no request left. The latter is still to be sent: not by the worker (a job that stalls
+   * before it begins may stall again, for ever), but by a person, whom the line names its job.
+   */
+  private async unmarkedStall(
+    { request }: PayoutJobData,
+    what: string,
+    job: Job,
+    untilShutDown: <T>(pending: Promise<T>) => Promise<T | typeof SHUT_DOWN>,
+  ): Promise<void> {
+    const record = await untilShutDown(this.runs.store.read(request.request_id)).catch(() => undefined);
+    if (record === SHUT_DOWN || (record?.state !== 'queued' && record?.state !== 'retrying')) return;
+    this.logger.error(
+      `${what} stalled too often before any request left: it is still ${record.state}, never sent. Retry job ` +
+        `${job.id} from the failed set to send it`,
     );
   }
 

@@ -414,6 +414,42 @@ describeWithRedis('payout runs in one app', () => {
     expect(worker.logger.messages('error')).toEqual([]);
   });
 
+  it('names the job of a payout whose job stalled too often before any request left: never sent until retried', async () => {
+    const web = await start(() => ({ kind: 'created' }), false);
+    await web.runs.enqueue([payout('q-1')], { runId: 'stalled-queued' });
+    // BullMQ's mark on a job that stalled too often, none of whose attempts wrote the payout's marker.
+    const client = new Redis(redis.port, '127.0.0.1');
+    try {
+      const jobKey = `${web.queue.qualifiedName}:${payoutJobId('q-1')}`;
+      expect(await client.hset(jobKey, 'defa', 'job stalled more than allowable limit')).toBe(1);
+    } finally {
+      client.disconnect();
+    }
+
+    const worker = await startRunsApp(provider!.baseUrl, {
+      connection: { host: '127.0.0.1', port: redis.port },
+      prefix: web.prefix,
+      rateLimit: false,
+    });
+    apps.push(worker);
+    const named = () => worker.logger.messages('error').filter((line) => line.includes('stalled too often'));
+    await eventually(async () => (named().length > 0 ? true : undefined), 15_000, 'the job named');
+
+    expect(named()).toEqual([
+      'Payout q-1 of run stalled-queued stalled too often before any request left: it is still queued, never sent. ' +
+        `Retry job ${payoutJobId('q-1')} from the failed set to send it`,
+    ]);
+    expect((await web.runs.progress('stalled-queued'))!.counts).toMatchObject({ queued: 1, sending: 0, total: 1 });
+    expect(await (await web.queue.getJob(payoutJobId('q-1')))!.getState()).toBe('failed');
+    expect(provider!.requests).toEqual([]);
+
+    // Retried as the line says: sent, once.
+    await (await web.queue.getJob(payoutJobId('q-1')))!.retry('failed');
+    await eventually(async () => (worker.results.sent.length === 1 ? true : undefined), 15_000, 'sent');
+    expect(worker.results.sent).toMatchObject([{ requestId: 'q-1', runId: 'stalled-queued', requestsSent: 1 }]);
+    expect(provider!.requests.map((request) => request.requestId)).toEqual(['q-1']);
+  });
+
   it('keeps a payout parked when the worker that lost its lock gets the reply after another parked it', async () => {
     provider = await MockPayoutsProvider.start(() => ({ kind: 'created' }), { minLatencyMs: 800, maxLatencyMs: 900 });
     const started = await start(provider.baseUrl);
