@@ -362,6 +362,27 @@ describeWithRedis('payout runs in one app', () => {
     ]);
   });
 
+  /** BullMQ's mark on a job that stalled more than its limit: the next worker to take it fails it without running it. */
+  const markStalledTooOften = async (queue: Queue, requestId: string) => {
+    const client = new Redis(redis.port, '127.0.0.1');
+    try {
+      const jobKey = `${queue.qualifiedName}:${payoutJobId(requestId)}`;
+      expect(await client.hset(jobKey, 'defa', 'job stalled more than allowable limit')).toBe(1);
+    } finally {
+      client.disconnect();
+    }
+  };
+  /** A worker of the queue at `prefix`, in an app of its own, against the test's provider. */
+  const startWorkerOn = async (prefix: string) => {
+    const worker = await startRunsApp(provider!.baseUrl, {
+      connection: { host: '127.0.0.1', port: redis.port },
+      prefix,
+      rateLimit: false,
+    });
+    apps.push(worker);
+    return worker;
+  };
+
   it('parks as unknown a payout whose job BullMQ failed for stalling too often, and runs its job again for its handlers', async () => {
     const web = await start(() => ({ kind: 'created' }), false);
     await web.runs.enqueue([payout('s-1')], { runId: 'stalled' });
@@ -369,20 +390,9 @@ describeWithRedis('payout runs in one app', () => {
     expect(await web.runs.store.begin('s-1', 'stalled', 'the-dead-workers-token', false)).toMatchObject({
       step: 'send',
     });
-    const client = new Redis(redis.port, '127.0.0.1');
-    try {
-      const jobKey = `${web.queue.qualifiedName}:${payoutJobId('s-1')}`;
-      expect(await client.hset(jobKey, 'defa', 'job stalled more than allowable limit')).toBe(1);
-    } finally {
-      client.disconnect();
-    }
+    await markStalledTooOften(web.queue, 's-1');
 
-    const worker = await startRunsApp(provider!.baseUrl, {
-      connection: { host: '127.0.0.1', port: redis.port },
-      prefix: web.prefix,
-      rateLimit: false,
-    });
-    apps.push(worker);
+    const worker = await startWorkerOn(web.prefix);
     const progress = await eventually(
       async () => {
         const current = await web.runs.progress('stalled');
@@ -418,20 +428,9 @@ describeWithRedis('payout runs in one app', () => {
     const web = await start(() => ({ kind: 'created' }), false);
     await web.runs.enqueue([payout('q-1')], { runId: 'stalled-queued' });
     // BullMQ's mark on a job that stalled too often, none of whose attempts wrote the payout's marker.
-    const client = new Redis(redis.port, '127.0.0.1');
-    try {
-      const jobKey = `${web.queue.qualifiedName}:${payoutJobId('q-1')}`;
-      expect(await client.hset(jobKey, 'defa', 'job stalled more than allowable limit')).toBe(1);
-    } finally {
-      client.disconnect();
-    }
+    await markStalledTooOften(web.queue, 'q-1');
 
-    const worker = await startRunsApp(provider!.baseUrl, {
-      connection: { host: '127.0.0.1', port: redis.port },
-      prefix: web.prefix,
-      rateLimit: false,
-    });
-    apps.push(worker);
+    const worker = await startWorkerOn(web.prefix);
     const named = () => worker.logger.messages('error').filter((line) => line.includes('stalled too often'));
     await eventually(async () => (named().length > 0 ? true : undefined), 15_000, 'the job named');
 
