@@ -59,8 +59,9 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
   private progress: PayoutRunProgressReporter | undefined;
   /** Parks of payouts whose job stalled too often, still under way (see `parkStalled`). */
   private readonly parking = new Set<Promise<void>>();
-  /** Aborted on shutdown: a park still under way then stops waiting, and says what is left to do. */
-  private readonly closing = new AbortController();
+  /** Settles on shutdown: a park still under way then stops waiting, and says what is left to do. */
+  private readonly shutDown: Promise<typeof SHUT_DOWN>;
+  private shutDownNow!: () => void;
 
   constructor(
     private readonly config: PayoutRunsConfig,
@@ -68,7 +69,9 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
     private readonly moduleRef: ModuleRef,
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
-  ) {}
+  ) {
+    this.shutDown = new Promise((resolve) => (this.shutDownNow = () => resolve(SHUT_DOWN)));
+  }
 
   /** This instance's BullMQ worker while it runs, for health checks. */
   get running(): Worker | undefined {
@@ -281,17 +284,6 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
 
   private async parkOnceReachable(data: PayoutJobData, what: string, job: Job): Promise<void> {
     const { request, runId } = data;
-    const { signal } = this.closing;
-    // Each call and each wait between two is raced with the shutdown, which then waits for none of them.
-    const shutDown = new Promise<typeof SHUT_DOWN>((resolve) => {
-      if (signal.aborted) resolve(SHUT_DOWN);
-      else signal.addEventListener('abort', () => resolve(SHUT_DOWN), { once: true });
-    });
-    const untilShutDown = <T>(pending: Promise<T>): Promise<T | typeof SHUT_DOWN> => {
-      // Left behind at shutdown, it may still fail: handled here, so that its failure is no unhandled rejection.
-      pending.catch(() => undefined);
-      return Promise.race([pending, shutDown]);
-    };
     const notParked = (why: string, error?: unknown) =>
       this.logger.error(
         `${what} stalled too often and could not be parked${why}: retry job ${job.id} from the failed set, which ` +
@@ -301,7 +293,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
     let parked: Awaited<ReturnType<PayoutLedger['settle']>> | typeof SHUT_DOWN;
     for (let tries = 1; ; tries++) {
       try {
-        parked = await untilShutDown(
+        parked = await this.untilShutDown(
           this.runs.store.settle(request.request_id, runId, '*', 'unknown', { error: INTERRUPTED }),
         );
         break;
@@ -314,13 +306,14 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
           );
         }
         // Unreferenced: a wait cut short by the shutdown keeps no process alive.
-        if ((await untilShutDown(sleep(PARK_RETRY_MS, undefined, { ref: false }))) === SHUT_DOWN) {
-          return notParked(' before the worker shut down');
+        if ((await this.untilShutDown(sleep(PARK_RETRY_MS, undefined, { ref: false }))) === SHUT_DOWN) {
+          parked = SHUT_DOWN;
+          break;
         }
       }
     }
     if (parked === SHUT_DOWN) return notParked(' before the worker shut down');
-    if (parked === 'lost') return this.unmarkedStall(data, what, job, untilShutDown);
+    if (parked === 'lost') return this.unmarkedStall(data, what, job);
     if (parked === 'completed') this.runs.instrumentation.payoutRunCompleted?.(runId);
     const handlersLater = (error?: unknown) =>
       this.logger.error(
@@ -330,7 +323,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
       );
     let retried: unknown;
     try {
-      retried = await untilShutDown(job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true }));
+      retried = await this.untilShutDown(job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true }));
     } catch (error) {
       return handlersLater(error);
     }
@@ -345,13 +338,8 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
    * as far as writing one, and no request left. The latter is still to be sent: not by the worker (a job that stalls
    * before it begins may stall again, for ever), but by a person, whom the line names its job.
    */
-  private async unmarkedStall(
-    { request }: PayoutJobData,
-    what: string,
-    job: Job,
-    untilShutDown: <T>(pending: Promise<T>) => Promise<T | typeof SHUT_DOWN>,
-  ): Promise<void> {
-    const record = await untilShutDown(this.runs.store.read(request.request_id)).catch(() => undefined);
+  private async unmarkedStall({ request }: PayoutJobData, what: string, job: Job): Promise<void> {
+    const record = await this.untilShutDown(this.runs.store.read(request.request_id)).catch(() => undefined);
     if (record === SHUT_DOWN || (record?.state !== 'queued' && record?.state !== 'retrying')) return;
     this.logger.error(
       `${what} stalled too often before any request left: it is still ${record.state}, never sent. Retry job ` +
@@ -359,10 +347,20 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
     );
   }
 
+  /**
+   * `pending`, or `SHUT_DOWN` once the worker shuts down, whichever comes first: each call and wait of a park is raced
+   * with the shutdown, which then waits for none of them.
+   */
+  private untilShutDown<T>(pending: Promise<T>): Promise<T | typeof SHUT_DOWN> {
+    // Left behind at shutdown, it may still fail: handled here, so that its failure is no unhandled rejection.
+    pending.catch(() => undefined);
+    return Promise.race([pending, this.shutDown]);
+  }
+
   async onModuleDestroy(): Promise<void> {
     this.progress?.close();
     // A park of a stalled payout still under way stops waiting, and says what is left to do (see `parkStalled`).
-    this.closing.abort();
+    this.shutDownNow();
     await Promise.all(this.parking);
     // Its batch under way ends first (moved, or left pending for another relay), before the queue closes.
     await this.relay?.stop();
