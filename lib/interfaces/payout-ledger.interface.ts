@@ -68,12 +68,6 @@ export interface PayoutLedger {
   /** Checks (or creates) what the ledger needs before the app serves; rejects with the reason. */
   open?(): Promise<void>;
   close?(): Promise<void>;
-  /**
-   * Each claim runs whole and in the order called, even with several awaiting their reply (Redis's scripts on one
-   * connection): `enqueue()` then sends a chunk's claim before the reply to the one before. Otherwise (claims in
-   * transactions of a pool, which could lock the same rows in opposite orders) one chunk at a time.
-   */
-  readonly claimsRunInOrder?: boolean;
   /** Claims each `request_id` of a chunk for `runId`, in one step: what became of each, in order. */
   claim(
     runId: string,

@@ -116,6 +116,12 @@ interface PayoutJobSpecAt {
   readonly job: PayoutJobSpec;
 }
 
+/** The jobs of one claimed chunk: of the payouts it queued, and of those queued before, whose job may be missing. */
+interface ClaimedJobs {
+  readonly fresh: PayoutJobSpecAt[];
+  readonly again: PayoutJobSpecAt[];
+}
+
 /** Redis gave no reply to one step of an enqueue in time. */
 class RedisStepTimeout extends Error {
   constructor(ms: number) {
@@ -125,11 +131,8 @@ class RedisStepTimeout extends Error {
 
 /** Items validated, claimed and added at once while enqueueing. */
 const CHUNK = 500;
-/**
- * Chunks claimed or added at once: Redis runs one while the next is encoded and sent. Claims only where the ledger
- * runs them in the order sent (`claimsRunInOrder`).
- */
-const CHUNKS_IN_FLIGHT = 2;
+/** Adds of a chunk's jobs on their way at once: Redis runs one while the next is encoded and sent. */
+const ADDS_IN_FLIGHT = 2;
 /** How long closing the producer waits for Redis, which may be away. */
 const QUEUE_CLOSE_TIMEOUT_MS = 5000;
 const RUN_ID = /^[\w.-]{1,100}$/;
@@ -201,15 +204,7 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
     // What is known of each item so far, should Redis fail before the end.
     const known: PayoutRunEnqueueItemStatus[] = items.map(() => 'not-queued');
     try {
-      const jobs = await this.claimAll(runId, chunks, results, known);
-      const jobChunks = Array.from({ length: Math.ceil(jobs.length / CHUNK) }, (_, at) =>
-        jobs.slice(at * CHUNK, (at + 1) * CHUNK),
-      );
-      await eachInFlight(jobChunks, CHUNKS_IN_FLIGHT, async (chunk) => {
-        chunk.forEach(({ index }) => (known[index] = 'maybe-queued'));
-        await this.redisStep(this.queue.addBulk(chunk.map(({ job }) => job)));
-        chunk.forEach(({ index }) => (known[index] = 'queued'));
-      });
+      await this.claimAndAdd(runId, chunks, results, known);
     } catch (error) {
       throw this.enqueueError(runId, items, results, known, error);
     }
@@ -254,59 +249,100 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * Claims every valid item, chunk by chunk, before any job is added, so that no payout completes the run before the
-   * rest is counted; returns the jobs to add, in the order of the items.
+   * Claims the valid items chunk by chunk, one claim at a time and in order (a `request_id` given twice is claimed by
+   * its first item), and adds each chunk's jobs once it is claimed, while the next one is claimed, in the order of the
+   * items. No payout may complete the run before the rest is counted: one payout newly claimed for the run is always
+   * held back, its job added only after the last claim, so that while a claim is left the run has a payout queued
+   * without a job. The jobs of items queued before this call are added last too: theirs may be missing.
    */
-  private async claimAll(
+  private async claimAndAdd(
     runId: string,
     chunks: readonly (readonly ValidItem[])[],
     results: PayoutEnqueueItem[],
     known: PayoutRunEnqueueItemStatus[],
-  ): Promise<PayoutJobSpecAt[]> {
+  ): Promise<void> {
     // Stored only when something records traces, so that the worker's span joins the trace of this call.
     const carrier = this.instrumentation.payoutRunCarrier?.();
     const trace = carrier && Object.keys(carrier).length > 0 ? carrier : undefined;
-    // Each chunk keeps its own jobs, so that they are added in the order of the items whichever claim answered first.
-    const claimed = chunks.map((chunk) => ({ chunk, jobs: [] as PayoutJobSpecAt[] }));
-    const inFlight = this.store.claimsRunInOrder === true ? CHUNKS_IN_FLIGHT : 1;
-    await eachInFlight(claimed, inFlight, async ({ chunk, jobs }) => {
-      const pending = this.fingerprintChunk(chunk, results);
-      if (pending.length === 0) return;
-      const claims = await this.claimChunk(
-        runId,
-        pending.map(({ request, fingerprint }) => ({
-          requestId: request.request_id,
-          fingerprint,
-          request: request as unknown as Readonly<Record<string, unknown>>,
-        })),
-        pending.map(({ index }) => index),
-        known,
-      );
-      pending.forEach(({ request, index }, position) => {
-        const claim = claims[position]!;
-        const requestId = request.request_id;
-        if (claim.verdict === 'conflict') {
-          results[index] = { index, requestId, status: 'refused', error: new PayoutRequestConflictError(requestId) };
-          return;
-        }
-        results[index] = {
-          index,
-          requestId,
-          status: claim.verdict === 'queued' ? 'queued' : 'already-queued',
-          runId: claim.runId,
-        };
-        // Still queued: its job may be missing (an earlier enqueue claimed it and Redis failed before the add), so it
-        // is added (again: a second add of the id changes nothing). Past queued, a job took it up.
-        if (claim.state === 'queued') {
-          // A durable ledger's payout is queued by the job repair even if the add below fails.
-          known[index] = claim.verdict === 'queued' && !this.store.durable ? 'not-queued' : 'maybe-queued';
-          jobs.push({ index, job: this.job(request, claim.runId, trace) });
-        } else {
-          known[index] = 'queued';
-        }
-      });
+    const last: PayoutJobSpecAt[] = [];
+    let held: PayoutJobSpecAt | undefined;
+    const claim = (chunk: readonly ValidItem[] | undefined) =>
+      chunk === undefined ? undefined : awaitedLater(this.claimJobs(runId, chunk, results, known, trace));
+    let claiming = claim(chunks[0]);
+    // The adds on their way, oldest first, `ADDS_IN_FLIGHT` at most.
+    const adding: Promise<void>[] = [];
+    try {
+      for (let at = 0; claiming !== undefined; at++) {
+        const { fresh, again } = await claiming;
+        claiming = claim(chunks[at + 1]);
+        last.push(...again);
+        const jobs = held === undefined ? fresh : [held, ...fresh];
+        held = jobs.pop();
+        if (jobs.length === 0) continue;
+        if (adding.length === ADDS_IN_FLIGHT) await adding.shift();
+        adding.push(awaitedLater(this.addJobsOf(jobs, known)));
+      }
+      await Promise.all(adding);
+    } catch (error) {
+      // Whatever is still on its way settles first, so that the error says what became of each of its items.
+      await Promise.allSettled([claiming, ...adding]);
+      throw error;
+    }
+    if (held !== undefined) last.push(held);
+    await eachInFlight(chunksOf(last), ADDS_IN_FLIGHT, (jobs) => this.addJobsOf(jobs, known));
+  }
+
+  /**
+   * Fingerprints and claims one chunk, recording what became of each item; returns the jobs to add, in the order of
+   * the items: those of payouts it queued (`fresh`), and those of payouts already queued, whose job may be missing (an
+   * earlier enqueue claimed them and Redis failed before the add): a second add of an id changes nothing.
+   */
+  private async claimJobs(
+    runId: string,
+    chunk: readonly ValidItem[],
+    results: PayoutEnqueueItem[],
+    known: PayoutRunEnqueueItemStatus[],
+    trace: PayoutJobData['trace'],
+  ): Promise<ClaimedJobs> {
+    const claimed: ClaimedJobs = { fresh: [], again: [] };
+    const pending = this.fingerprintChunk(chunk, results);
+    if (pending.length === 0) return claimed;
+    const claims = await this.claimChunk(
+      runId,
+      pending.map(({ request, fingerprint }) => ({
+        requestId: request.request_id,
+        fingerprint,
+        request: request as unknown as Readonly<Record<string, unknown>>,
+      })),
+      pending.map(({ index }) => index),
+      known,
+    );
+    pending.forEach(({ request, index }, position) => {
+      const claim = claims[position]!;
+      const requestId = request.request_id;
+      if (claim.verdict === 'conflict') {
+        results[index] = { index, requestId, status: 'refused', error: new PayoutRequestConflictError(requestId) };
+        return;
+      }
+      const fresh = claim.verdict === 'queued';
+      results[index] = { index, requestId, status: fresh ? 'queued' : 'already-queued', runId: claim.runId };
+      // Past queued, a job took it up.
+      if (claim.state !== 'queued') {
+        known[index] = 'queued';
+        return;
+      }
+      // A durable ledger's payout is queued by the job repair even if its add fails.
+      known[index] = fresh && !this.store.durable ? 'not-queued' : 'maybe-queued';
+      (fresh ? claimed.fresh : claimed.again).push({ index, job: this.job(request, claim.runId, trace) });
     });
-    return claimed.flatMap(({ jobs }) => jobs);
+    return claimed;
+  }
+
+  /** Adds the jobs of claimed payouts, saying of each item, should Redis fail, what is known. */
+  private async addJobsOf(jobs: readonly PayoutJobSpecAt[], known: PayoutRunEnqueueItemStatus[]): Promise<void> {
+    for (const { index } of jobs) known[index] = 'maybe-queued';
+    await this.redisStep(this.queue.addBulk(jobs.map(({ job }) => job)));
+    for (const { index } of jobs) known[index] = 'queued';
   }
 
   /** One reply of Redis while enqueueing, bounded by `enqueueTimeoutMs`. */
@@ -508,6 +544,20 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
       },
     };
   }
+}
+
+/**
+ * `pending`, its rejection marked as handled: it is awaited after another wait, which may last longer than it does. A
+ * rejection nothing handles yet would end the process.
+ */
+function awaitedLater<T>(pending: Promise<T>): Promise<T> {
+  pending.catch(() => undefined);
+  return pending;
+}
+
+/** `items` in chunks of `CHUNK`. */
+function chunksOf<T>(items: readonly T[]): T[][] {
+  return Array.from({ length: Math.ceil(items.length / CHUNK) }, (_, at) => items.slice(at * CHUNK, (at + 1) * CHUNK));
 }
 
 /** The items not refused, in chunks of `CHUNK` items of the array given (fewer where some were refused). */

@@ -44,8 +44,6 @@ const defined = new WeakSet<object>();
 export class PayoutStateStore implements PayoutLedger {
   /** Lost with Redis's data, as the jobs are: nothing to rebuild them from. */
   readonly durable = false;
-  /** One script per chunk, on the queue's connection. */
-  readonly claimsRunInOrder = true;
   private readonly base: string;
 
   constructor(

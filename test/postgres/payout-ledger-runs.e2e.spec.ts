@@ -501,13 +501,10 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       120_000,
     );
 
-    it('claims one chunk at a time: transactions of a pool could lock the same rows in opposite orders', async () => {
-      const { pool } = await freshDatabase(server);
-      pools.push(pool);
-      // Each claim's statement is held a while before it goes: a second chunk claimed meanwhile would be seen.
-      const claims = { sent: 0, inFlight: 0, most: 0 };
+    /** `pool`, its clients running each claim's statement through `around`: a spec counts or holds the claims. */
+    const claimsThrough = (pool: pg.Pool, around: (claim: () => Promise<unknown>) => Promise<unknown>) => {
       const patched = new WeakSet<pg.PoolClient>();
-      const counting = {
+      return {
         connect: async () => {
           const client = await pool.connect();
           if (!patched.has(client)) {
@@ -517,19 +514,29 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
               const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text: string }).text;
               // A claim's statement, not the migration that creates its function.
               if (!/^SELECT .*\.payout_claim\(/.test(text)) return query(...args);
-              claims.sent += 1;
-              claims.most = Math.max(claims.most, ++claims.inFlight);
-              try {
-                await new Promise((resolve) => setTimeout(resolve, 200));
-                return await query(...args);
-              } finally {
-                claims.inFlight -= 1;
-              }
+              return around(() => query(...args));
             }) as typeof client.query;
           }
           return client;
         },
       };
+    };
+
+    it('claims one chunk at a time: transactions of a pool could lock the same rows in opposite orders', async () => {
+      const { pool } = await freshDatabase(server);
+      pools.push(pool);
+      // Each claim's statement is held a while before it goes: a second chunk claimed meanwhile would be seen.
+      const claims = { sent: 0, inFlight: 0, most: 0 };
+      const counting = claimsThrough(pool, async (claim) => {
+        claims.sent += 1;
+        claims.most = Math.max(claims.most, ++claims.inFlight);
+        try {
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          return await claim();
+        } finally {
+          claims.inFlight -= 1;
+        }
+      });
       const { runs } = await start(
         () => ({ kind: 'created' }),
         { worker: false, ledger: payoutLedgerPostgres({ pool: counting, migrate: true, timeoutMs: 2000 }) },
@@ -545,5 +552,87 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       expect(claims).toEqual({ sent: 3, inFlight: 0, most: 1 });
       expect(await rowsOf(pool, 'SELECT count(*)::integer AS n FROM nestjs_payouts.payouts')).toEqual([{ n: 1500 }]);
     });
+
+    it('sends a chunk once it is claimed, all but one payout, and completes the run only after the last chunk', async () => {
+      const { pool } = await freshDatabase(server);
+      pools.push(pool);
+      // The second chunk's claim waits until the spec lets it go.
+      let claims = 0;
+      let letSecondGo!: () => void;
+      const secondMayGo = new Promise<void>((resolve) => (letSecondGo = resolve));
+      const holding = claimsThrough(pool, async (claim) => {
+        if (++claims === 2) await secondMayGo;
+        return claim();
+      });
+      const { runs, results, api } = await start(
+        () => ({ kind: 'created' }),
+        {
+          concurrency: 20,
+          // The job repair, every lockDurationMs, would add the held payout's job on a machine slow enough to take
+          // longer than that to send the first chunk.
+          lockDurationMs: 120_000,
+          ledger: payoutLedgerPostgres({ pool: holding, migrate: true, timeoutMs: 60_000 }),
+        },
+        false,
+      );
+
+      const enqueued = runs.enqueue(
+        Array.from({ length: 501 }, (_, i) => payout(`first-${i}`)),
+        { runId: 'two-chunks' },
+      );
+      // What the run looked like while the second chunk's claim waited.
+      let meanwhile: { progress: Awaited<ReturnType<typeof runs.progress>>; sent: string[]; completed: number };
+      try {
+        await eventually(async () => (results.sent.length >= 499 ? true : undefined), 60_000, '499 payouts sent');
+        await eventually(
+          async () => {
+            const jobs = await runs.queue.getJobCounts('waiting', 'active', 'delayed');
+            return jobs.waiting + jobs.active + jobs.delayed === 0 ? true : undefined;
+          },
+          30_000,
+          'no job left to take',
+        );
+        meanwhile = {
+          progress: await runs.progress('two-chunks'),
+          sent: results.sent.map((result) => result.requestId),
+          completed: results.completed.length,
+        };
+      } finally {
+        letSecondGo();
+      }
+
+      expect(meanwhile.progress?.counts).toEqual({
+        queued: 1,
+        sending: 0,
+        retrying: 0,
+        sent: 499,
+        refused: 0,
+        unknown: 0,
+        total: 500,
+      });
+      expect(meanwhile.progress?.completedAt).toBeUndefined();
+      expect(meanwhile.completed).toBe(0);
+      expect(meanwhile.sent).not.toContain('first-499');
+
+      expect(await enqueued).toMatchObject({ queued: 501, refused: 0 });
+      const progress = await untilCompleted({ runs } as RunsApp, 'two-chunks');
+      await eventually(async () => (results.completed.length === 1 ? true : undefined), 10_000, 'the run handler');
+
+      expect(progress.counts).toEqual({
+        queued: 0,
+        sending: 0,
+        retrying: 0,
+        sent: 501,
+        refused: 0,
+        unknown: 0,
+        total: 501,
+      });
+      expect(results.completed).toEqual([{ account: 'default', runId: 'two-chunks', counts: progress.counts }]);
+      expect(results.sent.map((result) => result.requestId).sort()).toEqual(
+        Array.from({ length: 501 }, (_, i) => `first-${i}`).sort(),
+      );
+      expect(api.requests).toHaveLength(501);
+      expect(claims).toBe(2);
+    }, 120_000);
   });
 });
