@@ -334,17 +334,19 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
   }
 
   /**
-   * No marker to park: an outcome was recorded meanwhile, whose handlers its job ran, or none of the job's attempts got
-   * as far as writing one, and no request left. The latter is still to be sent: not by the worker (a job that stalls
-   * before it begins may stall again, for ever), but by a person, whom the line names its job.
+   * No marker to park: an outcome was recorded meanwhile, whose handlers its job ran, or no attempt since the last
+   * outcome (if any) got as far as writing one, and no request left since. The latter is still to be sent: not by the
+   * worker (a job that stalls before it begins may stall again, for ever), but by a person, whom the line names its job.
    */
   private async unmarkedStall({ request }: PayoutJobData, what: string, job: Job): Promise<void> {
     const record = await this.untilShutDown(this.runs.store.read(request.request_id)).catch(() => undefined);
     if (record === SHUT_DOWN || (record?.state !== 'queued' && record?.state !== 'retrying')) return;
-    this.logger.error(
-      `${what} stalled too often before any request left: it is still ${record.state}, never sent. Retry job ` +
-        `${job.id} from the failed set to send it`,
-    );
+    // A retrying payout had an attempt whose outcome allows another (the provider did not take it, or dedupes it).
+    const since =
+      record.state === 'queued'
+        ? 'any request left: it is still queued, never sent'
+        : "its next attempt's request left: it is still retrying, nothing sent since its last attempt";
+    this.logger.error(`${what} stalled too often before ${since}. Retry job ${job.id} from the failed set to send it`);
   }
 
   /**

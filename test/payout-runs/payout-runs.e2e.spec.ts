@@ -449,6 +449,43 @@ describeWithRedis('payout runs in one app', () => {
     expect(provider!.requests.map((request) => request.requestId)).toEqual(['q-1']);
   });
 
+  it('names the job of a retrying payout whose job stalled too often before its next request left: sent once retried', async () => {
+    const web = await start(() => ({ kind: 'created' }), false);
+    await web.runs.enqueue([payout('r-1')], { runId: 'stalled-retrying' });
+    // What a worker leaves after an attempt the provider did not take (a 503), then BullMQ's mark on the job once
+    // its next attempts stalled too often before any wrote the marker.
+    expect(await web.runs.store.begin('r-1', 'stalled-retrying', 'the-first-attempts-token', false)).toMatchObject({
+      step: 'send',
+      attempt: 1,
+    });
+    expect(
+      await web.runs.store.settle('r-1', 'stalled-retrying', 'the-first-attempts-token', 'retrying', {
+        error: { status: 503 },
+      }),
+    ).toBe('settled');
+    await markStalledTooOften(web.queue, 'r-1');
+
+    const worker = await startWorkerOn(web.prefix);
+    const named = () => worker.logger.messages('error').filter((line) => line.includes('stalled too often'));
+    await eventually(async () => (named().length > 0 ? true : undefined), 15_000, 'the job named');
+
+    expect(named()).toEqual([
+      "Payout r-1 of run stalled-retrying stalled too often before its next attempt's request left: it is still " +
+        `retrying, nothing sent since its last attempt. Retry job ${payoutJobId('r-1')} from the failed set to send it`,
+    ]);
+    expect((await web.runs.progress('stalled-retrying'))!.counts).toMatchObject({ retrying: 1, sending: 0, total: 1 });
+    expect(await (await web.queue.getJob(payoutJobId('r-1')))!.getState()).toBe('failed');
+    expect(provider!.requests).toEqual([]);
+
+    // Retried as the line says: its second attempt is sent, once (two requests in all, the first the one refused).
+    await (await web.queue.getJob(payoutJobId('r-1')))!.retry('failed');
+    await eventually(async () => (worker.results.sent.length === 1 ? true : undefined), 15_000, 'sent');
+    expect(worker.results.sent).toMatchObject([
+      { requestId: 'r-1', runId: 'stalled-retrying', attempt: 2, requestsSent: 2 },
+    ]);
+    expect(provider!.requests.map((request) => request.requestId)).toEqual(['r-1']);
+  });
+
   it('keeps a payout parked when the worker that lost its lock gets the reply after another parked it', async () => {
     provider = await MockPayoutsProvider.start(() => ({ kind: 'created' }), { minLatencyMs: 800, maxLatencyMs: 900 });
     const started = await start(provider.baseUrl);
