@@ -2,15 +2,9 @@ export { PayoutRunsModule, type PayoutRunsAsyncOptions } from './payout-runs.mod
 export type { PayoutRunsOptions, PayoutRunsRateLimit } from './payout-runs-options.js';
 export type { PayoutLookupAnswer, PayoutLookupContext, PayoutReconcileOptions } from './payout-reconcile-options.js';
 export type { PayoutReconcileCounts } from './payout-reconciler.js';
-export {
-  PayoutRunsService,
-  type PayoutEnqueueItem,
-  type PayoutEnqueueOptions,
-  type PayoutEnqueueResult,
-  type PayoutResolveOutcome,
-  type PayoutRunProgress,
-  type UnknownPayout,
-} from './payout-runs.service.js';
+export { PayoutRunsService } from './payout-runs.service.js';
+export type { PayoutEnqueueItem, PayoutEnqueueOptions, PayoutEnqueueResult } from './payout-run-enqueuer.js';
+export type { PayoutResolveOutcome, PayoutRunProgress, UnknownPayout } from './payout-runs.service.js';
 export {
   getPayoutLedgerToken,
   getPayoutRunsQueueToken,

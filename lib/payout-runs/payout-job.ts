@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
 import { type CreatePayoutRequest, PayoutValidationError } from '../index.js';
+import type { PayoutRunsConfig } from './payout-runs-options.js';
 
 /**
  * What a job holds: the payout request as given, its run, and the trace context of its `enqueue()` when telemetry
@@ -21,6 +22,34 @@ export function payoutKey(requestId: string): string {
 
 export function payoutJobId(requestId: string): string {
   return `payout-${payoutKey(requestId)}`;
+}
+
+/** One job as `addBulk()` takes it. */
+export interface PayoutJobSpec {
+  readonly name: string;
+  readonly data: PayoutJobData;
+  readonly opts: object;
+}
+
+/** A payout's job: its id from the `request_id`, the account's attempts and backoff, kept the dedupe window once ended. */
+export function payoutJobSpec(
+  request: CreatePayoutRequest,
+  runId: string,
+  trace: PayoutJobData['trace'],
+  { attempts, backoffMs, dedupeWindowMs }: Pick<PayoutRunsConfig, 'attempts' | 'backoffMs' | 'dedupeWindowMs'>,
+): PayoutJobSpec {
+  const age = Math.ceil(dedupeWindowMs / 1000);
+  return {
+    name: 'payout',
+    data: trace === undefined ? { request, runId } : { request, runId, trace },
+    opts: {
+      jobId: payoutJobId(request.request_id),
+      attempts,
+      backoff: { type: 'exponential', delay: backoffMs },
+      removeOnComplete: { age },
+      removeOnFail: { age },
+    },
+  };
 }
 
 /**
