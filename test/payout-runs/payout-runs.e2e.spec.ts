@@ -383,6 +383,13 @@ describeWithRedis('payout runs in one app', () => {
     return worker;
   };
 
+  /** The error lines of `worker` that name a job which stalled too often, once it has written one. */
+  const stalledJobLines = async (worker: RunsApp) => {
+    const named = () => worker.logger.messages('error').filter((line) => line.includes('stalled too often'));
+    await eventually(async () => (named().length > 0 ? true : undefined), 15_000, 'the job named');
+    return named();
+  };
+
   it('parks as unknown a payout whose job BullMQ failed for stalling too often, and runs its job again for its handlers', async () => {
     const web = await start(() => ({ kind: 'created' }), false);
     await web.runs.enqueue([payout('s-1')], { runId: 'stalled' });
@@ -431,10 +438,8 @@ describeWithRedis('payout runs in one app', () => {
     await markStalledTooOften(web.queue, 'q-1');
 
     const worker = await startWorkerOn(web.prefix);
-    const named = () => worker.logger.messages('error').filter((line) => line.includes('stalled too often'));
-    await eventually(async () => (named().length > 0 ? true : undefined), 15_000, 'the job named');
 
-    expect(named()).toEqual([
+    expect(await stalledJobLines(worker)).toEqual([
       'Payout q-1 of run stalled-queued stalled too often before any request left: it is still queued, never sent. ' +
         `Retry job ${payoutJobId('q-1')} from the failed set to send it`,
     ]);
@@ -466,10 +471,8 @@ describeWithRedis('payout runs in one app', () => {
     await markStalledTooOften(web.queue, 'r-1');
 
     const worker = await startWorkerOn(web.prefix);
-    const named = () => worker.logger.messages('error').filter((line) => line.includes('stalled too often'));
-    await eventually(async () => (named().length > 0 ? true : undefined), 15_000, 'the job named');
 
-    expect(named()).toEqual([
+    expect(await stalledJobLines(worker)).toEqual([
       "Payout r-1 of run stalled-retrying stalled too often before its next attempt's request left: it is still " +
         `retrying, nothing sent since its last attempt. Retry job ${payoutJobId('r-1')} from the failed set to send it`,
     ]);
