@@ -68,7 +68,10 @@ export interface PayoutLedger {
   /** Checks (or creates) what the ledger needs before the app serves; rejects with the reason. */
   open?(): Promise<void>;
   close?(): Promise<void>;
-  /** Claims each `request_id` of a chunk for `runId`, in one step: what became of each, in order. */
+  /**
+   * Claims each `request_id` of a chunk for `runId`, in one step: what became of each, in order. `enqueue()` claims its
+   * chunks one at a time, in the order of its items.
+   */
   claim(
     runId: string,
     items: readonly { requestId: string; fingerprint: string; request: Readonly<Record<string, unknown>> }[],

@@ -31,7 +31,7 @@ export interface PayoutJobSpec {
   readonly opts: object;
 }
 
-/** A payout's job: its id from the `request_id`, the account's attempts and backoff, kept the dedupe window once ended. */
+/** A payout's job: its id from the `request_id`, the account's attempts and backoff, kept for the dedupe window. */
 export function payoutJobSpec(
   request: CreatePayoutRequest,
   runId: string,
