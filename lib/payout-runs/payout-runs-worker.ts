@@ -351,11 +351,9 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
 
   /**
    * `pending`, or `SHUT_DOWN` once the worker shuts down, whichever comes first: each call and wait of a park is raced
-   * with the shutdown, which then waits for none of them.
+   * with the shutdown, which then waits for none of them. A call left behind that fails later is handled by the race.
    */
   private untilShutDown<T>(pending: Promise<T>): Promise<T | typeof SHUT_DOWN> {
-    // Left behind at shutdown, it may still fail: handled here, so that its failure is no unhandled rejection.
-    pending.catch(() => undefined);
     return Promise.race([pending, this.shutDown]);
   }
 
