@@ -376,10 +376,26 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
       // provider's Retry-After) first. A payout fetched meanwhile keeps its lock, and another worker takes it up.
       await withDeadline(worker.close(this.processing === 0), shutdownTimeoutMs, () => new Error('timeout'));
     } catch {
-      this.logger.warn(
-        `Payouts still being sent after shutdownTimeoutMs (${shutdownTimeoutMs} ms) are left to stop with the ` +
-          'process; another worker parks them as unknown once their locks expire',
+      this.logger.warn(this.closeTimedOutLine(shutdownTimeoutMs));
+    }
+  }
+
+  /**
+   * What the worker leaves behind when it did not close in time. The count is read then, not when the wait began: a
+   * payout being sent then may have had its outcome recorded since, leaving only its job's completion to Redis.
+   */
+  private closeTimedOutLine(shutdownTimeoutMs: number): string {
+    const waited = `after shutdownTimeoutMs (${shutdownTimeoutMs} ms)`;
+    if (this.processing > 0) {
+      return (
+        `Payouts still being sent ${waited} are left to stop with the process; another worker parks them as unknown ` +
+        'once their locks expire'
       );
     }
+    return (
+      `No payout is being sent, but Redis had not answered the worker ${waited}: it is left to stop with the ` +
+      'process. A job whose outcome is recorded but not its completion is taken up by another worker once its lock ' +
+      'expires, which sends nothing again and runs its result handlers'
+    );
   }
 }

@@ -4,8 +4,10 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import {
+  getPayoutsHealthSourceToken,
   PayoutRequestConflictError,
   PayoutsCallOptionsError,
+  type PayoutsHealthSource,
   PayoutsModule,
   type PayoutsPayoutRunJobEvent,
   PayoutsService,
@@ -319,6 +321,47 @@ describeWithRedis('payout runs in one app', () => {
     expect(provider!.requests).toEqual([]);
     expect(started.logger.messages('warn').filter((line) => line.includes('shutdownTimeoutMs'))).toEqual([]);
   }, 40_000);
+
+  it("says that no payout is being sent when only a job's completion held the close up past shutdownTimeoutMs", async () => {
+    const started = await start(() => ({ kind: 'created' }), true, { shutdownTimeoutMs: 5000 });
+    const health = started.app.get<PayoutsHealthSource>(getPayoutsHealthSourceToken('payout-runs'));
+    const release = provider!.hold('closing-1');
+    // The attempt's end, its outcome stored and its handlers run: Redis stops just before the job's completion.
+    started.app.get(PayoutsService).on('payoutRunJob', () => process.kill(redis.pid!, 'SIGSTOP'));
+    await started.runs.enqueue([payout('closing-1')], { runId: 'closing' });
+    await eventually(async () => (provider!.requests.length === 1 ? true : undefined), 15_000, 'the request out');
+
+    apps.splice(apps.indexOf(started), 1);
+    const closing = started.app.close();
+    const timedOut = () => started.logger.messages('warn').filter((line) => line.includes('shutdownTimeoutMs'));
+    try {
+      // The worker is no longer reported once its close has begun, with the payout still being sent.
+      await eventually(async () => (health.worker!() === undefined ? true : undefined), 15_000, 'the close begun');
+      release();
+      await eventually(async () => (timedOut().length > 0 ? true : undefined), 20_000, 'the close timed out');
+    } finally {
+      process.kill(redis.pid!, 'SIGCONT');
+    }
+    await closing;
+
+    expect(timedOut()).toEqual([
+      'No payout is being sent, but Redis had not answered the worker after shutdownTimeoutMs (5000 ms): it is ' +
+        'left to stop with the process. A job whose outcome is recorded but not its completion is taken up by ' +
+        'another worker once its lock expires, which sends nothing again and runs its result handlers',
+    ]);
+    expect(started.results.sent.map((result) => result.requestId)).toEqual(['closing-1']);
+    expect(provider!.requests.map((request) => request.requestId)).toEqual(['closing-1']);
+    // Redis back, the completion it had not taken goes through: the job ends completed, not stalled.
+    const job = await eventually(
+      async () => {
+        const found = await started.queue.getJob(payoutJobId('closing-1'));
+        return (await found?.getState()) === 'completed' ? found : undefined;
+      },
+      15_000,
+      'the job completed',
+    );
+    expect(job.returnvalue).toBe('sent');
+  }, 60_000);
 
   it('counts every request sent in requestsSent, 429s included, and the job attempts apart in payoutRunJob', async () => {
     const plan: ProviderPlan = (_requestId, seenBefore) =>
