@@ -5,6 +5,7 @@ import type { Job, Worker } from 'bullmq';
 import { throttledErrorLog } from '../common/throttled-error-log.js';
 import { queueClient } from '../common/bullmq-queue-health.js';
 import { closeBullmq, startupCheckSettled } from '../common/close-bullmq.js';
+import { untilAborted } from '../common/until-aborted.js';
 import { withDeadline } from '../common/with-deadline.js';
 import {
   type CreatePayoutRequest,
@@ -59,9 +60,8 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
   private progress: PayoutRunProgressReporter | undefined;
   /** Parks of payouts whose job stalled too often, still under way (see `parkStalled`). */
   private readonly parking = new Set<Promise<void>>();
-  /** Settles on shutdown: a park still under way then stops waiting, and says what is left to do. */
-  private readonly shutDown: Promise<typeof SHUT_DOWN>;
-  private shutDownNow!: () => void;
+  /** Aborts on shutdown: a park still under way then stops waiting, and says what is left to do. */
+  private readonly shutdown = new AbortController();
 
   constructor(
     private readonly config: PayoutRunsConfig,
@@ -69,9 +69,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
     private readonly moduleRef: ModuleRef,
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
-  ) {
-    this.shutDown = new Promise((resolve) => (this.shutDownNow = () => resolve(SHUT_DOWN)));
-  }
+  ) {}
 
   /** This instance's BullMQ worker while it runs, for health checks. */
   get running(): Worker | undefined {
@@ -350,17 +348,17 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
   }
 
   /**
-   * `pending`, or `SHUT_DOWN` once the worker shuts down, whichever comes first: each call and wait of a park is raced
-   * with the shutdown, which then waits for none of them. A call left behind that fails later is handled by the race.
+   * `pending`, or `SHUT_DOWN` once the worker shuts down, whichever comes first: the shutdown waits for no call or wait
+   * of a park.
    */
   private untilShutDown<T>(pending: Promise<T>): Promise<T | typeof SHUT_DOWN> {
-    return Promise.race([pending, this.shutDown]);
+    return untilAborted(pending, this.shutdown.signal, SHUT_DOWN);
   }
 
   async onModuleDestroy(): Promise<void> {
     this.progress?.close();
     // A park of a stalled payout still under way stops waiting, and says what is left to do (see `parkStalled`).
-    this.shutDownNow();
+    this.shutdown.abort();
     await Promise.all(this.parking);
     // Its batch under way ends first (moved, or left pending for another relay), before the queue closes.
     await this.relay?.stop();
