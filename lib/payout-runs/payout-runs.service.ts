@@ -1,13 +1,15 @@
 import type { OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import type { Queue } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 import { NOOP_INSTRUMENTATION } from '../common/noop-instrumentation.js';
 import { type LogTarget, PackageLogger } from '../common/package-logger.js';
-import { printable } from '../common/printable.js';
+import { escapeControls, printable } from '../common/printable.js';
 import { throttledErrorLog } from '../common/throttled-error-log.js';
 import { closeBullmq } from '../common/close-bullmq.js';
 import {
   type CreatePayoutRequest,
   type PayoutLedger,
+  type PayoutLedgerRecord,
+  PayoutRunResolveError,
   PayoutsCallOptionsError,
   type PayoutsInstrumentation,
 } from '../index.js';
@@ -137,7 +139,8 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
   /**
    * A person's decision on a payout whose outcome is unknown, after checking with the provider: `'sent'` (it exists:
    * the sent handlers run) or `'absent'` (it does not: it is sent once more, under the same `request_id`). Logged with
-   * `by` and `note`, and kept on the payout.
+   * `by` and `note`, and kept on the payout. Rejects with `PayoutRunResolveError` when Redis fails after the decision
+   * is recorded, before the payout's job is queued again: the same call again queues it.
    */
   async resolveUnknown(
     requestId: string,
@@ -149,12 +152,19 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
     }
     const record = typeof requestId === 'string' ? await this.store.read(requestId) : undefined;
     if (!record) return 'not-found';
-    if (record.state !== 'unknown') return 'not-unknown';
     const job = await this.queue.getJob(payoutJobId(requestId));
     // A durable ledger keeps the request: its job, lost with Redis's data, is made again.
-    if (!job && !record.request) return 'not-found';
+    if (!job && !record.request) return record.state === 'unknown' ? 'not-found' : 'not-unknown';
     const jobState = job ? await job.getState() : 'missing';
-    if (jobState !== 'completed' && jobState !== 'failed' && jobState !== 'missing') return 'busy';
+    const ended = jobState === 'completed' || jobState === 'failed' || jobState === 'missing';
+    if (record.state !== 'unknown') {
+      const earlier = ended ? decisionAwaitingItsJob(record, decision, job, jobState) : undefined;
+      if (!earlier) return 'not-unknown';
+      await this.queueAgain(record, decision, job, jobState);
+      this.resolved(record, earlier);
+      return 'resolved';
+    }
+    if (!ended) return 'busy';
     const resolution: PayoutResolution = {
       decision,
       ...(typeof by === 'string' && { by }),
@@ -163,16 +173,41 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
     };
     const resolved = await this.store.resolve(requestId, record.runId, decision, resolution);
     if (resolved !== 'resolved') return resolved === 'missing' ? 'not-found' : 'not-unknown';
-    if (job)
-      await job.retry(jobState as 'completed' | 'failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
-    else await this.addJobs([{ request: record.request as unknown as CreatePayoutRequest, runId: record.runId }]);
+    await this.queueAgain(record, decision, job, jobState);
+    this.resolved(record, resolution);
+    return 'resolved';
+  }
+
+  /**
+   * Queues the job of a payout just decided: retried from where it ended, or, lost with Redis's data, made again from
+   * the durable ledger's request. The decision is recorded by then, so a failure says how to finish it.
+   */
+  private async queueAgain(
+    record: PayoutLedgerRecord,
+    decision: 'sent' | 'absent',
+    job: Job | undefined,
+    jobState: string,
+  ): Promise<void> {
+    try {
+      if (job) {
+        await job.retry(jobState as 'completed' | 'failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+      } else {
+        await this.addJobs([{ request: record.request as unknown as CreatePayoutRequest, runId: record.runId }]);
+      }
+    } catch (error) {
+      const detail = `Redis or BullMQ reported an error: ${error instanceof Error ? error.message : String(error)}`;
+      throw new PayoutRunResolveError(record.requestId, decision, escapeControls(detail, 300), { cause: error });
+    }
+  }
+
+  /** Counts and logs a decision whose job is queued again. */
+  private resolved(record: PayoutLedgerRecord, { decision, by, note }: PayoutResolution): void {
     this.instrumentation.payoutRunResolved?.(decision);
     this.logger.log(
-      `Payout ${printable(requestId)} of run ${printable(record.runId)} resolved as ${decision}` +
+      `Payout ${printable(record.requestId)} of run ${printable(record.runId)} resolved as ${decision}` +
         `${by === undefined ? '' : ` by ${printable(by)}`}${note === undefined ? '' : `: ${printable(note)}`}` +
         (decision === 'absent' ? '; it is sent once more under the same request_id' : '; the sent handlers run'),
     );
-    return 'resolved';
   }
 
   /** Stored only when something records traces, so that the worker's span joins the trace of the enqueue. */
@@ -194,4 +229,24 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
       payouts.map(({ request, runId, trace }) => payoutJobSpec(request, runId, trace, this.config)),
     );
   }
+}
+
+/**
+ * The decision an earlier `resolveUnknown()` recorded without queueing the job again (Redis failed in between), when it
+ * is `decision` and the job, ended, has not run since: after `absent` the payout stays queued until a job begins to
+ * send it; after `sent`, a job that runs ends `sent`, so the job still ends as the unknown outcome left it (completed
+ * with `'unknown'`, or failed: its handlers then run again), or is missing, to be made again from a durable ledger.
+ */
+function decisionAwaitingItsJob(
+  record: PayoutLedgerRecord,
+  decision: 'sent' | 'absent',
+  job: Job | undefined,
+  jobState: string,
+): PayoutResolution | undefined {
+  if (record.resolution === undefined) return undefined;
+  const resolution = JSON.parse(record.resolution) as PayoutResolution;
+  if (resolution.decision !== decision) return undefined;
+  if (decision === 'absent') return record.state === 'queued' ? resolution : undefined;
+  const ranSince = jobState === 'completed' && job!.returnvalue !== 'unknown';
+  return record.state === 'sent' && !ranSince ? resolution : undefined;
 }

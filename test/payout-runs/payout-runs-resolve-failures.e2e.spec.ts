@@ -1,0 +1,161 @@
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { PayoutRunResolveError } from 'nestjs-payouts';
+import type { PayoutRunsOptions } from 'nestjs-payouts/payout-runs';
+import { eventually } from '../support/eventually.js';
+import { MockPayoutsProvider } from '../support/mock-payouts-provider.js';
+import { describeWithRedis } from '../support/redis-suite.js';
+import { RedisServer } from '../support/redis-server.js';
+import { payout, type RunsApp, startRunsApp } from './payout-runs-test-app.js';
+
+const PASSWORD = 'resolver-pass-7d1e';
+
+describeWithRedis('resolveUnknown() while Redis fails', () => {
+  let redis: RedisServer;
+  let provider: MockPayoutsProvider;
+  let admin: Redis;
+  const apps: RunsApp[] = [];
+  let prefixes = 0;
+
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+    admin = new Redis(redis.port, '127.0.0.1');
+    // Each payout's first request ends with a reset connection (its outcome unknown); any later one is created.
+    provider = await MockPayoutsProvider.start(
+      (_requestId, seenBefore) => (seenBefore === 0 ? { kind: 'reset' } : { kind: 'created' }),
+      { minLatencyMs: 1, maxLatencyMs: 5 },
+    );
+  });
+  afterAll(async () => {
+    admin?.disconnect();
+    await provider?.close();
+    await redis?.close();
+  });
+  afterEach(async () => {
+    await Promise.all(apps.splice(0).map((started) => started.app.close()));
+    await admin.call('ACL', 'DELUSER', 'resolver');
+  });
+
+  const start = async (options: Partial<PayoutRunsOptions> & { prefix: string }) => {
+    const started = await startRunsApp(provider.baseUrl, {
+      connection: { host: '127.0.0.1', port: redis.port },
+      rateLimit: false,
+      attempts: 3,
+      backoffMs: 20,
+      ...options,
+    });
+    apps.push(started);
+    return started;
+  };
+
+  /** A worker that parks each of `ids` as unknown, and, beside it, an instance that decides on them as `resolver`. */
+  const parked = async (ids: string[]) => {
+    const prefix = `resolving${++prefixes}`;
+    const worker = await start({ prefix });
+    await worker.runs.enqueue(
+      ids.map((id) => payout(id)),
+      { runId: 'resolving' },
+    );
+    await eventually(
+      async () => (worker.results.unknown.length === ids.length ? true : undefined),
+      20_000,
+      'every payout parked',
+    );
+    // A real Redis condition between the decision and its job: the resolver's user may write the payouts' records and
+    // the queue's lists of jobs by state, and read the rest, not write the jobs or the events stream, so the job's retry
+    // is refused (NOPERM) before it changes anything.
+    const queueKey = `${prefix}:payout-runs`;
+    const writable = ['runs:*', 'meta', 'completed', 'failed', 'delayed', 'active', 'wait', 'paused'];
+    writable.push('prioritized', 'waiting-children');
+    await admin.call(
+      'ACL',
+      'SETUSER',
+      'resolver',
+      'reset',
+      'on',
+      `>${PASSWORD}`,
+      ...writable.map((key) => `~${queueKey}:${key}`),
+      `%R~${queueKey}:*`,
+      '+@all',
+    );
+    const resolver = await start({
+      prefix,
+      worker: false,
+      connection: { host: '127.0.0.1', port: redis.port, username: 'resolver', password: PASSWORD },
+    });
+    return { worker, resolver };
+  };
+
+  it('finishes a decision whose job Redis refused when it is made again: absent sends it once more, sent runs the handlers', async () => {
+    const { worker, resolver } = await parked(['r-absent', 'r-sent']);
+
+    const failures = [
+      await resolver.runs.resolveUnknown('r-absent', 'absent', { by: 'ops@example.com' }).catch((e: unknown) => e),
+      await resolver.runs.resolveUnknown('r-sent', 'sent', { by: 'ops@example.com' }).catch((e: unknown) => e),
+    ];
+
+    for (const [failure, requestId, decision] of [
+      [failures[0], 'r-absent', 'absent'],
+      [failures[1], 'r-sent', 'sent'],
+    ] as const) {
+      expect(failure).toBeInstanceOf(PayoutRunResolveError);
+      expect(failure).toMatchObject({ requestId, decision, retrySafe: true });
+      expect((failure as Error).message).toContain(
+        `The decision ${decision} on payout ${requestId} is recorded, but its job could not be queued again (Redis or ` +
+          'BullMQ reported an error: NOPERM',
+      );
+      expect((failure as Error).message).toContain(
+        'Calling resolveUnknown() again with the same decision queues it; nothing is sent twice.',
+      );
+      expect((failure as Error).message).not.toContain(PASSWORD);
+    }
+    // Decided, and left out of the list of unknown outcomes, but neither sent again nor handled.
+    expect(await worker.runs.listUnknown()).toEqual({ total: 0, payouts: [] });
+    expect((await worker.runs.progress('resolving'))!.counts).toMatchObject({ queued: 1, sent: 1, unknown: 0 });
+
+    await admin.call('ACL', 'SETUSER', 'resolver', 'allkeys');
+    expect(await resolver.runs.resolveUnknown('r-absent', 'absent', { by: 'someone else' })).toBe('resolved');
+    expect(await resolver.runs.resolveUnknown('r-sent', 'sent')).toBe('resolved');
+    await eventually(async () => (worker.results.sent.length === 2 ? true : undefined), 20_000, 'both sent');
+
+    const sent = [...worker.results.sent].sort((a, b) => a.requestId.localeCompare(b.requestId));
+    expect(sent).toMatchObject([
+      {
+        requestId: 'r-absent',
+        attempt: 2,
+        reply: { status: 201 },
+        resolution: { decision: 'absent', by: 'ops@example.com' },
+      },
+      { requestId: 'r-sent', attempt: 1, resolution: { decision: 'sent', by: 'ops@example.com' } },
+    ]);
+    expect(provider.processedCounts().get('r-absent')).toBe(2);
+    expect(provider.processedCounts().get('r-sent')).toBe(1);
+    // Done once: made again, each decision finds its job run since.
+    await eventually(
+      async () => ((await worker.runs.progress('resolving'))?.completedAt ? true : undefined),
+      20_000,
+      'the run completes',
+    );
+    expect(await resolver.runs.resolveUnknown('r-absent', 'absent')).toBe('not-unknown');
+    expect(await resolver.runs.resolveUnknown('r-sent', 'sent')).toBe('not-unknown');
+    expect(resolver.logger.messages('log').filter((line) => line.includes('resolved as'))).toEqual([
+      'Payout r-absent of run resolving resolved as absent by "ops@example.com"; it is sent once more under the same ' +
+        'request_id',
+      'Payout r-sent of run resolving resolved as sent by "ops@example.com"; the sent handlers run',
+    ]);
+  }, 60_000);
+
+  it('never carries out the other decision in place of the unfinished one', async () => {
+    const { worker, resolver } = await parked(['r-other']);
+
+    expect(await resolver.runs.resolveUnknown('r-other', 'absent').catch((e: unknown) => e)).toBeInstanceOf(
+      PayoutRunResolveError,
+    );
+    await admin.call('ACL', 'SETUSER', 'resolver', 'allkeys');
+
+    expect(await resolver.runs.resolveUnknown('r-other', 'sent')).toBe('not-unknown');
+    expect(provider.processedCounts().get('r-other')).toBe(1);
+    expect(worker.results.sent).toEqual([]);
+    expect((await worker.runs.progress('resolving'))!.counts).toMatchObject({ queued: 1, sent: 0, unknown: 0 });
+  }, 60_000);
+});
