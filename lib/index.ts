@@ -145,7 +145,7 @@ export {
 } from './errors/payout-run-enqueue.error.js';
 export { NotificationHandlersError } from './errors/notification-handlers.error.js';
 export { PayoutRequestConflictError } from './errors/payout-request-conflict.error.js';
-export { PayoutRunResolveError } from './errors/payout-run-resolve.error.js';
+export { type PayoutRunDecisionRecorded, PayoutRunResolveError } from './errors/payout-run-resolve.error.js';
 export { PayoutLedgerUnavailableError, type PayoutLedgerWritten } from './errors/payout-ledger-unavailable.error.js';
 export { PayoutLedgerSchemaError } from './errors/payout-ledger-schema.error.js';
 

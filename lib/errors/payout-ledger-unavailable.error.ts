@@ -10,7 +10,8 @@ export type PayoutLedgerWritten = 'none' | 'some' | 'unknown';
 
 /**
  * The payout ledger's database (PostgreSQL) did not answer within the ledger's `timeoutMs`, or answered with an
- * error. Retrying is safe whatever `written` says: `enqueue()` again reports each payout already written as
+ * error; or, with the Redis store as the ledger, Redis did not answer `progress()` or `listUnknown()` within
+ * `enqueueTimeoutMs`. Retrying is safe whatever `written` says: `enqueue()` again reports each payout already written as
  * `already-queued` and writes the rest, and a worker parks rather than re-sends a payout whose mark it cannot read.
  * The message names the operation and the error's code, never a connection detail.
  */

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import { eachInFlight } from '../common/each-in-flight.js';
 import { escapeControls } from '../common/printable.js';
-import { withDeadline } from '../common/with-deadline.js';
 import {
   type CreatePayoutRequest,
   type PayoutLedger,
@@ -18,6 +17,7 @@ import { isCertainlyValidPayoutRequest } from '../payouts/payout-request-fast-ch
 import { validatePayoutRequest } from '../payouts/payout-request-validator.js';
 import { type PayoutJobData, payoutFingerprint, type PayoutJobSpec, payoutJobSpec } from './payout-job.js';
 import type { PayoutRunsConfig } from './payout-runs-options.js';
+import { RedisReplyTimeout, redisReply } from './redis-reply.js';
 
 /** What became of one item of `enqueue()`, at its index in the array given. */
 export type PayoutEnqueueItem =
@@ -80,13 +80,6 @@ interface PayoutJobSpecAt {
 interface ClaimedJobs {
   readonly fresh: PayoutJobSpecAt[];
   readonly again: PayoutJobSpecAt[];
-}
-
-/** Redis gave no reply to one step of an enqueue in time. */
-class RedisStepTimeout extends Error {
-  constructor(ms: number) {
-    super(`Redis gave no reply within enqueueTimeoutMs (${ms} ms)`);
-  }
 }
 
 /** Items validated, claimed and added at once while enqueueing. */
@@ -292,8 +285,7 @@ export class PayoutRunEnqueuer {
 
   /** One reply of Redis while enqueueing, bounded by `enqueueTimeoutMs`. */
   private redisStep<T>(pending: Promise<T>): Promise<T> {
-    const { enqueueTimeoutMs } = this.config;
-    return withDeadline(pending, enqueueTimeoutMs, () => new RedisStepTimeout(enqueueTimeoutMs));
+    return redisReply(pending, this.config.enqueueTimeoutMs);
   }
 
   private enqueueError(
@@ -308,7 +300,7 @@ export class PayoutRunEnqueuer {
       if (result?.status === 'refused') return { index, requestId: result.requestId, status: 'refused' as const };
       return { index, requestId: requestIdOf(request), status: known[index]! };
     });
-    if (error instanceof RedisStepTimeout) {
+    if (error instanceof RedisReplyTimeout) {
       return new PayoutRunEnqueueError(runId, 'timeout', states, error.message);
     }
     if (error instanceof PayoutLedgerUnavailableError) {

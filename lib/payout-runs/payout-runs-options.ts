@@ -67,7 +67,8 @@ export interface PayoutRunsOptions {
   shutdownTimeoutMs?: number;
   /**
    * How long `enqueue()` waits for each reply of Redis (a chunk's claim, a chunk's add) before it rejects with a
-   * `PayoutRunEnqueueError`, also while the connection is still being made. Default `10000`.
+   * `PayoutRunEnqueueError`, also while the connection is still being made. `progress()`, `listUnknown()` and
+   * `resolveUnknown()` wait as long for each of theirs. Default `10000`.
    */
   enqueueTimeoutMs?: number;
   /**

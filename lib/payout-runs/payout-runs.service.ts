@@ -9,6 +9,8 @@ import {
   type CreatePayoutRequest,
   type PayoutLedger,
   type PayoutLedgerRecord,
+  PayoutLedgerUnavailableError,
+  type PayoutRunDecisionRecorded,
   PayoutRunResolveError,
   PayoutsCallOptionsError,
   type PayoutsInstrumentation,
@@ -20,6 +22,7 @@ import type { PayoutResolution, PayoutRunCounts, PayoutRunError } from './payout
 import type { PayoutRunsConfig } from './payout-runs-options.js';
 import { payoutRunsQueueName } from './payout-runs-queue-name.js';
 import { PayoutStateStore } from './payout-state-store.js';
+import { RedisReplyTimeout, redisReply } from './redis-reply.js';
 
 export interface PayoutRunProgress {
   readonly runId: string;
@@ -104,7 +107,7 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
 
   /** The counts of a run per state; `undefined` for a run id never enqueued (or past the dedupe window). */
   async progress(runId: string): Promise<PayoutRunProgress | undefined> {
-    const progress = await this.store.counts(runId);
+    const progress = await this.ledgerRead(this.store.counts(runId), "read the run's counts");
     if (!progress) return undefined;
     return {
       runId,
@@ -118,8 +121,10 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
     total: number;
     payouts: UnknownPayout[];
   }> {
-    const { total, requestIds } = await this.store.unknown(offset, limit);
-    const records = await Promise.all(requestIds.map((requestId) => this.store.read(requestId)));
+    const { total, requestIds } = await this.ledgerRead(this.store.unknown(offset, limit), 'list the unknown payouts');
+    const records = await Promise.all(
+      requestIds.map((requestId) => this.ledgerRead(this.store.read(requestId), 'read an unknown payout')),
+    );
     const payouts = records
       .filter((record) => record !== undefined && record.state === 'unknown')
       .map((record) => {
@@ -139,8 +144,9 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
   /**
    * A person's decision on a payout whose outcome is unknown, after checking with the provider: `'sent'` (it exists:
    * the sent handlers run) or `'absent'` (it does not: it is sent once more, under the same `request_id`). Logged with
-   * `by` and `note`, and kept on the payout. Rejects with `PayoutRunResolveError` when Redis fails after the decision
-   * is recorded, before the payout's job is queued again: the same call again queues it.
+   * `by` and `note`, and kept on the payout. Rejects with `PayoutRunResolveError`, saying whether the decision is
+   * recorded, when Redis gives no reply within `enqueueTimeoutMs`, or when Redis or the ledger fails once the decision
+   * may be recorded: the same call again finishes it.
    */
   async resolveUnknown(
     requestId: string,
@@ -150,17 +156,39 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
     if (decision !== 'sent' && decision !== 'absent') {
       throw new PayoutsCallOptionsError('decision', '"sent" or "absent"');
     }
-    const record = typeof requestId === 'string' ? await this.store.read(requestId) : undefined;
+    if (typeof requestId !== 'string') return 'not-found';
+    const reached: { recorded: PayoutRunDecisionRecorded } = { recorded: 'no' };
+    try {
+      return await this.decide(requestId, decision, { by, note }, reached);
+    } catch (error) {
+      // A ledger that answered that it wrote nothing: the decision is not recorded.
+      const wroteNothing = error instanceof PayoutLedgerUnavailableError && error.written === 'none';
+      const recorded = reached.recorded === 'maybe' && wroteNothing ? 'no' : reached.recorded;
+      // Before the decision, Redis's or the ledger's own error says all there is: nothing changed.
+      if (recorded === 'no' && !(error instanceof RedisReplyTimeout)) throw error;
+      throw new PayoutRunResolveError(requestId, decision, recorded, failureOf(error), { cause: error });
+    }
+  }
+
+  /** `resolveUnknown()`'s steps, each bounded; `reached` says how far the decision got, should one fail. */
+  private async decide(
+    requestId: string,
+    decision: 'sent' | 'absent',
+    { by, note }: { by?: string; note?: string },
+    reached: { recorded: PayoutRunDecisionRecorded },
+  ): Promise<PayoutResolveOutcome> {
+    const record = await this.ledgerStep(this.store.read(requestId));
     if (!record) return 'not-found';
-    const job = await this.queue.getJob(payoutJobId(requestId));
+    const job = await this.redisStep(this.queue.getJob(payoutJobId(requestId)));
     // A durable ledger keeps the request: its job, lost with Redis's data, is made again.
     if (!job && !record.request) return record.state === 'unknown' ? 'not-found' : 'not-unknown';
-    const jobState = job ? await job.getState() : 'missing';
+    const jobState = job ? await this.redisStep(job.getState()) : 'missing';
     const ended = jobState === 'completed' || jobState === 'failed' || jobState === 'missing';
     if (record.state !== 'unknown') {
       const earlier = ended ? decisionAwaitingItsJob(record, decision, job, jobState) : undefined;
       if (!earlier) return 'not-unknown';
-      await this.queueAgain(record, decision, job, jobState);
+      reached.recorded = 'yes';
+      await this.queueAgain(record, job, jobState);
       this.resolved(record, earlier);
       return 'resolved';
     }
@@ -171,32 +199,50 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
       ...(typeof note === 'string' && { note }),
       at: new Date().toISOString(),
     };
-    const resolved = await this.store.resolve(requestId, record.runId, decision, resolution);
+    reached.recorded = 'maybe';
+    const resolved = await this.ledgerStep(this.store.resolve(requestId, record.runId, decision, resolution));
     if (resolved !== 'resolved') return resolved === 'missing' ? 'not-found' : 'not-unknown';
-    await this.queueAgain(record, decision, job, jobState);
+    reached.recorded = 'yes';
+    await this.queueAgain(record, job, jobState);
     this.resolved(record, resolution);
     return 'resolved';
   }
 
+  /** Queues the job of a payout just decided: retried from where it ended, or made again from a durable ledger. */
+  private async queueAgain(record: PayoutLedgerRecord, job: Job | undefined, jobState: string): Promise<void> {
+    if (job) {
+      const retried = job.retry(jobState as 'completed' | 'failed', {
+        resetAttemptsMade: true,
+        resetAttemptsStarted: true,
+      });
+      await this.redisStep(retried);
+    } else {
+      const request = record.request as unknown as CreatePayoutRequest;
+      await this.redisStep(this.addJobs([{ request, runId: record.runId }]));
+    }
+  }
+
+  /** One reply of Redis to a call of the service, within `enqueueTimeoutMs`. */
+  private redisStep<T>(pending: Promise<T>): Promise<T> {
+    return redisReply(pending, this.config.enqueueTimeoutMs);
+  }
+
+  /** One reply of the ledger: Redis's within `enqueueTimeoutMs`; a durable ledger bounds its own. */
+  private ledgerStep<T>(pending: Promise<T>): Promise<T> {
+    return this.store.durable ? pending : this.redisStep(pending);
+  }
+
   /**
-   * Queues the job of a payout just decided: retried from where it ended, or, lost with Redis's data, made again from
-   * the durable ledger's request. The decision is recorded by then, so a failure says how to finish it.
+   * A read of the ledger for `progress()` or `listUnknown()`: Redis's missing reply is said as a durable ledger's is,
+   * with `PayoutLedgerUnavailableError`; an error of Redis's own is left as it is.
    */
-  private async queueAgain(
-    record: PayoutLedgerRecord,
-    decision: 'sent' | 'absent',
-    job: Job | undefined,
-    jobState: string,
-  ): Promise<void> {
+  private async ledgerRead<T>(pending: Promise<T>, operation: string): Promise<T> {
+    if (this.store.durable) return pending;
     try {
-      if (job) {
-        await job.retry(jobState as 'completed' | 'failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
-      } else {
-        await this.addJobs([{ request: record.request as unknown as CreatePayoutRequest, runId: record.runId }]);
-      }
+      return await this.redisStep(pending);
     } catch (error) {
-      const detail = `Redis or BullMQ reported an error: ${error instanceof Error ? error.message : String(error)}`;
-      throw new PayoutRunResolveError(record.requestId, decision, escapeControls(detail, 300), { cause: error });
+      if (!(error instanceof RedisReplyTimeout)) throw error;
+      throw new PayoutLedgerUnavailableError(operation, 'timeout', 'none', error.message, { cause: error });
     }
   }
 
@@ -249,4 +295,12 @@ function decisionAwaitingItsJob(
   if (decision === 'absent') return record.state === 'queued' ? resolution : undefined;
   const ranSince = jobState === 'completed' && job!.returnvalue !== 'unknown';
   return record.state === 'sent' && !ranSince ? resolution : undefined;
+}
+
+/** What failed, for an error's message: the time limit, the ledger's own words, or Redis's reply (escaped, bounded). */
+function failureOf(error: unknown): string {
+  if (error instanceof RedisReplyTimeout) return error.message;
+  if (error instanceof PayoutLedgerUnavailableError) return error.message.replace(/\.$/, '');
+  const detail = `Redis or BullMQ reported an error: ${error instanceof Error ? error.message : String(error)}`;
+  return escapeControls(detail, 300);
 }

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { PayoutRunResolveError } from 'nestjs-payouts';
+import { PayoutLedgerUnavailableError, PayoutRunResolveError } from 'nestjs-payouts';
 import type { PayoutRunsOptions } from 'nestjs-payouts/payout-runs';
 import { eventually } from '../support/eventually.js';
 import { MockPayoutsProvider } from '../support/mock-payouts-provider.js';
@@ -99,13 +99,14 @@ describeWithRedis('resolveUnknown() while Redis fails', () => {
       [failures[1], 'r-sent', 'sent'],
     ] as const) {
       expect(failure).toBeInstanceOf(PayoutRunResolveError);
-      expect(failure).toMatchObject({ requestId, decision, retrySafe: true });
+      expect(failure).toMatchObject({ requestId, decision, recorded: 'yes', retrySafe: true });
       expect((failure as Error).message).toContain(
-        `The decision ${decision} on payout ${requestId} is recorded, but its job could not be queued again (Redis or ` +
+        `The decision ${decision} on payout ${requestId} is recorded, but queueing its job again failed (Redis or ` +
           'BullMQ reported an error: NOPERM',
       );
       expect((failure as Error).message).toContain(
-        'Calling resolveUnknown() again with the same decision queues it; nothing is sent twice.',
+        'Calling resolveUnknown() again with the same decision is safe: it finishes what is left, and sends nothing ' +
+          'twice.',
       );
       expect((failure as Error).message).not.toContain(PASSWORD);
     }
@@ -157,5 +158,46 @@ describeWithRedis('resolveUnknown() while Redis fails', () => {
     expect(provider.processedCounts().get('r-other')).toBe(1);
     expect(worker.results.sent).toEqual([]);
     expect((await worker.runs.progress('resolving'))!.counts).toMatchObject({ queued: 1, sent: 0, unknown: 0 });
+  }, 60_000);
+
+  it('rejects progress(), listUnknown() and resolveUnknown() after enqueueTimeoutMs while Redis does not answer', async () => {
+    const app = await start({ prefix: `resolving${++prefixes}`, enqueueTimeoutMs: 1000 });
+    await app.runs.enqueue([payout('r-hung')], { runId: 'hung' });
+    await eventually(async () => (app.results.unknown.length === 1 ? true : undefined), 20_000, 'parked');
+
+    // Stopped, not killed: the connections stay open and nothing answers on them, as with a Redis that hangs.
+    process.kill(redis.pid!, 'SIGSTOP');
+    let failures: unknown[];
+    try {
+      failures = await Promise.all([
+        app.runs.progress('hung').catch((e: unknown) => e),
+        app.runs.listUnknown().catch((e: unknown) => e),
+        app.runs.resolveUnknown('r-hung', 'absent').catch((e: unknown) => e),
+      ]);
+    } finally {
+      process.kill(redis.pid!, 'SIGCONT');
+    }
+
+    const noReply = 'Redis gave no reply within enqueueTimeoutMs (1000 ms)';
+    for (const [failure, operation] of [
+      [failures[0], "read the run's counts"],
+      [failures[1], 'list the unknown payouts'],
+    ] as const) {
+      expect(failure).toBeInstanceOf(PayoutLedgerUnavailableError);
+      expect(failure).toMatchObject({ operation, reason: 'timeout', written: 'none', retrySafe: true });
+      expect((failure as Error).message).toBe(
+        `The payout ledger could not ${operation}: ${noReply}; nothing was written.`,
+      );
+    }
+    expect(failures[2]).toBeInstanceOf(PayoutRunResolveError);
+    expect(failures[2]).toMatchObject({ requestId: 'r-hung', decision: 'absent', recorded: 'no' });
+    expect((failures[2] as Error).message).toBe(
+      `The decision absent on payout r-hung was not recorded (${noReply}). Calling resolveUnknown() again with the ` +
+        'same decision is safe: it finishes what is left, and sends nothing twice.',
+    );
+    // Redis back, the same call decides and the payout is sent once more.
+    expect(await app.runs.resolveUnknown('r-hung', 'absent')).toBe('resolved');
+    await eventually(async () => (app.results.sent.length === 1 ? true : undefined), 20_000, 'sent');
+    expect(provider.processedCounts().get('r-hung')).toBe(2);
   }, 60_000);
 });
