@@ -59,11 +59,28 @@ export class PayoutReconciler implements OnApplicationBootstrap, OnModuleDestroy
     this.timer = setInterval(() => void this.sweep(), reconcile.sweepEveryMs);
   }
 
+  /**
+   * Stops sweeping, and waits for the sweep under way, up to `shutdownTimeoutMs`: one waiting on a Redis that does not
+   * answer is left to stop with the process (it changed nothing it has not finished: a payout it had not resolved stays
+   * parked), and another instance sweeps once its lock expires.
+   */
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
     this.timer = undefined;
-    await this.sweeping;
+    const sweeping = this.sweeping;
+    if (!sweeping) return;
+    const { shutdownTimeoutMs } = this.config;
+    const ended = await withDeadline(
+      sweeping.then(() => true),
+      shutdownTimeoutMs,
+      () => new Error('timeout'),
+    ).catch(() => false);
+    if (ended) return;
+    this.logger.warn(
+      `The sweep of the unknown payouts of account '${this.runs.account}' did not end within shutdownTimeoutMs ` +
+        `(${shutdownTimeoutMs} ms): it is left to stop with the process; another instance sweeps once its lock expires`,
+    );
   }
 
   /** One sweep, unless one runs here already or another instance holds the lock; never rejects. */

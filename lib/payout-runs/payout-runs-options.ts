@@ -63,7 +63,10 @@ export interface PayoutRunsOptions {
    * is taken up by another once its lock has expired, and parked as unknown if it had begun to send. Default `30000`.
    */
   lockDurationMs?: number;
-  /** How long shutdown waits for the payouts being sent before it lets the process go. Default `30000`. */
+  /**
+   * How long shutdown waits for the payouts being sent, and for the reconciliation sweep under way, before it lets the
+   * process go. Default `30000`.
+   */
   shutdownTimeoutMs?: number;
   /**
    * How long `enqueue()` waits for each reply of Redis (a chunk's claim, a chunk's add) before it rejects with a

@@ -44,7 +44,7 @@ describeWithRedis('unknown outcomes reconciled by a lookup', () => {
     await mock?.close();
   });
 
-  const start = async (prefix: string, reconcile: PayoutReconcileOptions) => {
+  const start = async (prefix: string, reconcile: PayoutReconcileOptions, extra: object = {}) => {
     const started = await startRunsApp(mock.baseUrl, {
       connection: { host: '127.0.0.1', port: redis.port },
       prefix,
@@ -52,6 +52,7 @@ describeWithRedis('unknown outcomes reconciled by a lookup', () => {
       attempts: 3,
       backoffMs: 20,
       reconcile,
+      ...extra,
     });
     apps.push(started);
     return started;
@@ -116,6 +117,44 @@ describeWithRedis('unknown outcomes reconciled by a lookup', () => {
     });
     mock.assertNoSecretIn(started.logger.lines);
   });
+
+  it('shuts down after shutdownTimeoutMs when Redis stops answering in the middle of a sweep', async () => {
+    mock = await MockPayoutsApi.start({ apiKey: API_KEY, accessToken: ACCESS_TOKEN });
+    // Every POST is lost before the provider sees it: the payout is parked as unknown.
+    mock.fail({ probability: 1, seed: 3, when: { method: 'POST' } }, MockFault.resetBeforeCommit());
+    let lookedUp = false;
+    // The lookup stops Redis as it answers: the sweep's next step (the next page of unknown payouts) waits for it.
+    const lookup = async () => {
+      process.kill(redis.pid!, 'SIGSTOP');
+      lookedUp = true;
+      return 'unknown' as const;
+    };
+    const started = await start(
+      `reconcile${++prefixes}`,
+      { lookup, settleAfterMs: 0, sweepEveryMs: 200 },
+      { shutdownTimeoutMs: 1000 },
+    );
+    await started.runs.enqueue([payout('rc-hung')], { runId: 'hung' });
+
+    apps.splice(apps.indexOf(started), 1);
+    let closed: unknown;
+    try {
+      await eventually(async () => (lookedUp ? true : undefined), 20_000, 'the lookup');
+      closed = await Promise.race([
+        started.app.close().then(() => 'closed'),
+        new Promise((resolve) => setTimeout(resolve, 30_000, 'still closing after 30 s')),
+      ]);
+    } finally {
+      process.kill(redis.pid!, 'SIGCONT');
+    }
+
+    expect(closed).toBe('closed');
+    expect(started.logger.messages('warn').filter((line) => line.includes('sweep'))).toEqual([
+      "The sweep of the unknown payouts of account 'default' did not end within shutdownTimeoutMs (1000 ms): it is " +
+        'left to stop with the process; another instance sweeps once its lock expires',
+    ]);
+    expect(started.results.unknown.map((result) => result.requestId)).toEqual(['rc-hung']);
+  }, 60_000);
 
   it('leaves the payouts parked while the lookup is unavailable, and reports them in the figures and the error log', async () => {
     mock = await MockPayoutsApi.start({ apiKey: API_KEY, accessToken: ACCESS_TOKEN });
