@@ -1,3 +1,4 @@
+import { endsWithin } from '../common/ends-within.js';
 import type { PackageLogger } from '../common/package-logger.js';
 import type { CreatePayoutRequest } from '../index.js';
 import { payoutJobId } from './payout-job.js';
@@ -28,16 +29,27 @@ export class PayoutJobRepair {
     this.timer = setInterval(() => void this.repair(), this.everyMs);
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Stops checking, and waits for the pass under way up to `timeoutMs`: one waiting on a Redis that does not answer is
+   * left to stop with the process (adding a job twice changes nothing, so a pass cut short harms nothing).
+   */
+  async stop(timeoutMs: number): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
-    await this.repairing;
+    if (await endsWithin(this.repairing, timeoutMs)) return;
+    this.logger.warn(
+      `The check of the queue jobs of account '${this.runs.account}''s ledger payouts did not end within ` +
+        `shutdownTimeoutMs (${timeoutMs} ms): it is left to stop with the process; each worker checks every ` +
+        'lockDurationMs',
+    );
   }
 
   /** One pass, unless one runs already; never rejects. */
   repair(): Promise<void> {
     this.repairing ??= this.repairOnce()
       .catch((error: unknown) => {
+        // A pass left behind by the shutdown fails once the queue closes: the shutdown said so already.
+        if (this.timer === undefined) return;
         this.logger.warn(`Could not check the queue jobs of the ledger's payouts: ${(error as Error).message}`);
       })
       .finally(() => {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type OnApplicationBootstrap, type OnModuleDestroy, type Type } from '@nestjs/common';
 import type { ModuleRef } from '@nestjs/core';
+import { endsWithin } from '../common/ends-within.js';
 import { printable } from '../common/printable.js';
 import { withDeadline } from '../common/with-deadline.js';
 import { getPayoutsServiceToken, type PayoutsService } from '../index.js';
@@ -68,15 +69,8 @@ export class PayoutReconciler implements OnApplicationBootstrap, OnModuleDestroy
     this.stopped = true;
     clearInterval(this.timer);
     this.timer = undefined;
-    const sweeping = this.sweeping;
-    if (!sweeping) return;
     const { shutdownTimeoutMs } = this.config;
-    const ended = await withDeadline(
-      sweeping.then(() => true),
-      shutdownTimeoutMs,
-      () => new Error('timeout'),
-    ).catch(() => false);
-    if (ended) return;
+    if (await endsWithin(this.sweeping, shutdownTimeoutMs)) return;
     this.logger.warn(
       `The sweep of the unknown payouts of account '${this.runs.account}' did not end within shutdownTimeoutMs ` +
         `(${shutdownTimeoutMs} ms): it is left to stop with the process; another instance sweeps once its lock expires`,
@@ -87,6 +81,8 @@ export class PayoutReconciler implements OnApplicationBootstrap, OnModuleDestroy
   sweep(): Promise<void> {
     this.sweeping ??= this.sweepOnce()
       .catch((error: unknown) => {
+        // A sweep left behind by the shutdown fails once the queue closes: the shutdown said so already.
+        if (this.stopped) return;
         this.logger.error(`Sweep of the unknown payouts of account '${this.runs.account}' failed: ${messageOf(error)}`);
       })
       .finally(() => {

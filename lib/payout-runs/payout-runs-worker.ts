@@ -363,11 +363,11 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
     // Its batch under way ends first (moved, or left pending for another relay), before the queue closes.
     await this.relay?.stop();
     this.relay = undefined;
-    await this.repair?.stop();
+    const { shutdownTimeoutMs } = this.config;
+    await this.repair?.stop(shutdownTimeoutMs);
     const worker = this.worker;
     if (!worker) return;
     this.worker = undefined;
-    const { shutdownTimeoutMs } = this.config;
     await startupCheckSettled(worker);
     try {
       // Idle, nothing needs waiting for: a forced close, as BullMQ's waiting one sits out a rate-limit pause (a

@@ -430,6 +430,59 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       expect((await runs.progress('jobs-lost'))!.counts).toMatchObject({ sent: 2, unknown: 0 });
     }, 60_000);
 
+    it('shuts down after shutdownTimeoutMs when Redis stops answering while the job repair checks the queue', async () => {
+      const { runs, api, pool, app, logger } = await start(() => ({ kind: 'created' }), {
+        lockDurationMs: 500,
+        shutdownTimeoutMs: 1000,
+      });
+      const release = api.hold('repair-1');
+      await runs.enqueue([payout('repair-1')], { runId: 'repairing' });
+      // Sending for long enough that the repair's next pass checks its job.
+      await eventually(
+        async () => {
+          const old = `SELECT 1 FROM nestjs_payouts.payouts WHERE state = 'sending' AND state_since < now() - interval '1 s'`;
+          return (await pool.query(old)).rowCount === 1 ? true : undefined;
+        },
+        30_000,
+        'the payout sending for a second',
+      );
+
+      // The next pass waits for the table; once it has its page, Redis stops: its check of the job waits for Redis.
+      const holder = await pool.connect();
+      let closed: unknown;
+      try {
+        await holder.query('BEGIN');
+        await holder.query('LOCK TABLE nestjs_payouts.payouts IN ACCESS EXCLUSIVE MODE');
+        await eventually(
+          async () => {
+            const waiting = await pool.query(
+              `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%state_since < now()%'`,
+            );
+            return waiting.rowCount! > 0 ? true : undefined;
+          },
+          30_000,
+          'the repair waiting for the table',
+        );
+        process.kill(redis.pid!, 'SIGSTOP');
+        await holder.query('COMMIT');
+        apps.splice(apps.indexOf(apps.find((started) => started.app === app)!), 1);
+        closed = await Promise.race([
+          app.close().then(() => 'closed'),
+          new Promise((resolve) => setTimeout(resolve, 30_000, 'still closing after 30 s')),
+        ]);
+      } finally {
+        process.kill(redis.pid!, 'SIGCONT');
+        holder.release();
+        release();
+      }
+
+      expect(closed).toBe('closed');
+      expect(logger.messages('warn').filter((line) => line.includes('queue jobs'))).toEqual([
+        "The check of the queue jobs of account 'default''s ledger payouts did not end within shutdownTimeoutMs " +
+          '(1000 ms): it is left to stop with the process; each worker checks every lockDurationMs',
+      ]);
+    }, 90_000);
+
     it('gives up on a parked payout once across instances: the ledger records it with the payout', async () => {
       const reconcile = { lookup: () => 'unknown' as const, settleAfterMs: 0, sweepEveryMs: 100, giveUpAfterMs: 1000 };
       const first = await start(() => ({ kind: 'failed', status: 500 }), { reconcile });
