@@ -352,7 +352,7 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
    * of a park.
    */
   private untilShutDown<T>(pending: Promise<T>): Promise<T | typeof SHUT_DOWN> {
-    return untilAborted(pending, this.shutdown.signal, SHUT_DOWN);
+    return untilAborted(pending, this.shutdown.signal, () => SHUT_DOWN);
   }
 
   async onModuleDestroy(): Promise<void> {

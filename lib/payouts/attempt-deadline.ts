@@ -1,3 +1,5 @@
+import { untilAborted } from '../common/until-aborted.js';
+
 /**
  * The hard deadline of one attempt: from the access token through connecting, sending and the reply's last byte.
  * `signal` aborts when it passes or when the caller's own signal aborts; whatever is still running then gives up
@@ -37,21 +39,8 @@ export class AttemptDeadline {
 
   /** Settles as `promise` does, or rejects with `onAbort()` if the deadline passes or the caller aborts first. */
   race<T>(promise: Promise<T>, onAbort: () => Error): Promise<T> {
-    const { signal } = this;
-    if (signal.aborted) return Promise.reject(onAbort());
-    return new Promise<T>((resolve, reject) => {
-      const abort = () => reject(onAbort());
-      signal.addEventListener('abort', abort, { once: true });
-      promise.then(
-        (value) => {
-          signal.removeEventListener('abort', abort);
-          resolve(value);
-        },
-        (error: unknown) => {
-          signal.removeEventListener('abort', abort);
-          reject(error);
-        },
-      );
+    return untilAborted(promise, this.signal, () => {
+      throw onAbort();
     });
   }
 

@@ -9,10 +9,10 @@ describe('untilAborted', () => {
     const { signal } = new AbortController();
 
     for (let call = 0; call < 1000; call++) {
-      expect(await untilAborted(Promise.resolve(call), signal, ABORTED)).toBe(call);
+      expect(await untilAborted(Promise.resolve(call), signal, () => ABORTED)).toBe(call);
     }
     const failure = new Error('the ledger is away');
-    await expect(untilAborted(Promise.reject(failure), signal, ABORTED)).rejects.toBe(failure);
+    await expect(untilAborted(Promise.reject(failure), signal, () => ABORTED)).rejects.toBe(failure);
 
     expect(getEventListeners(signal, 'abort')).toEqual([]);
   });
@@ -22,7 +22,7 @@ describe('untilAborted', () => {
     let fail!: (error: Error) => void;
     const call = new Promise<string>((_, reject) => (fail = reject));
 
-    const raced = untilAborted(call, controller.signal, ABORTED);
+    const raced = untilAborted(call, controller.signal, () => ABORTED);
     controller.abort();
 
     expect(await raced).toBe(ABORTED);
@@ -36,7 +36,19 @@ describe('untilAborted', () => {
     const controller = new AbortController();
     controller.abort();
 
-    expect(await untilAborted(new Promise(() => undefined), controller.signal, ABORTED)).toBe(ABORTED);
+    expect(await untilAborted(new Promise(() => undefined), controller.signal, () => ABORTED)).toBe(ABORTED);
     expect(getEventListeners(controller.signal, 'abort')).toEqual([]);
+  });
+
+  it('rejects with what onAbort throws, as a deadline does', async () => {
+    const controller = new AbortController();
+    const deadline = new Error('the deadline passed');
+
+    const raced = untilAborted(new Promise(() => undefined), controller.signal, () => {
+      throw deadline;
+    });
+    controller.abort();
+
+    await expect(raced).rejects.toBe(deadline);
   });
 });
