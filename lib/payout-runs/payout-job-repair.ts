@@ -38,7 +38,7 @@ export class PayoutJobRepair {
     this.timer = undefined;
     if (await endsWithin(this.repairing, timeoutMs)) return;
     this.logger.warn(
-      `The check of the queue jobs of account '${this.runs.account}''s ledger payouts did not end within ` +
+      `The check of the ledger's payouts of account '${this.runs.account}' for missing queue jobs did not end within ` +
         `shutdownTimeoutMs (${timeoutMs} ms): it is left to stop with the process; each worker checks every ` +
         'lockDurationMs',
     );

@@ -478,8 +478,8 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
 
       expect(closed).toBe('closed');
       expect(logger.messages('warn').filter((line) => line.includes('queue jobs'))).toEqual([
-        "The check of the queue jobs of account 'default''s ledger payouts did not end within shutdownTimeoutMs " +
-          '(1000 ms): it is left to stop with the process; each worker checks every lockDurationMs',
+        "The check of the ledger's payouts of account 'default' for missing queue jobs did not end within " +
+          'shutdownTimeoutMs (1000 ms): it is left to stop with the process; each worker checks every lockDurationMs',
       ]);
     }, 90_000);
 
