@@ -65,8 +65,18 @@ describeWithRedis('resolveUnknown() while Redis fails', () => {
     // the queue's lists of jobs by state, and read the rest, not write the jobs or the events stream, so the job's retry
     // is refused (NOPERM) before it changes anything.
     const queueKey = `${prefix}:payout-runs`;
-    const writable = ['runs:*', 'meta', 'completed', 'failed', 'delayed', 'active', 'wait', 'paused'];
-    writable.push('prioritized', 'waiting-children');
+    const writable = [
+      'runs:*',
+      'meta',
+      'completed',
+      'failed',
+      'delayed',
+      'active',
+      'wait',
+      'paused',
+      'prioritized',
+      'waiting-children',
+    ];
     await admin.call(
       'ACL',
       'SETUSER',
