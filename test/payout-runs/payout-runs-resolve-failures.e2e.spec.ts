@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { PayoutLedgerUnavailableError, PayoutRunResolveError } from 'nestjs-payouts';
-import type { PayoutRunsOptions } from 'nestjs-payouts/payout-runs';
+import { payoutJobId, type PayoutRunsOptions } from 'nestjs-payouts/payout-runs';
 import { eventually } from '../support/eventually.js';
 import { MockPayoutsProvider } from '../support/mock-payouts-provider.js';
 import { describeWithRedis } from '../support/redis-suite.js';
@@ -48,6 +48,18 @@ describeWithRedis('resolveUnknown() while Redis fails', () => {
     return started;
   };
 
+  /** Each of `ids` parked, its unknown handler run and its job ended: a decision waits for no job then. */
+  const untilParked = (app: RunsApp, ids: string[]) =>
+    eventually(
+      async () => {
+        if (app.results.unknown.length < ids.length) return undefined;
+        const states = await Promise.all(ids.map((id) => app.runs.queue.getJobState(payoutJobId(id))));
+        return states.every((state) => state === 'completed') ? true : undefined;
+      },
+      20_000,
+      'every payout parked, its job ended',
+    );
+
   /** A worker that parks each of `ids` as unknown, and, beside it, an instance that decides on them as `resolver`. */
   const parked = async (ids: string[]) => {
     const prefix = `resolving${++prefixes}`;
@@ -56,11 +68,7 @@ describeWithRedis('resolveUnknown() while Redis fails', () => {
       ids.map((id) => payout(id)),
       { runId: 'resolving' },
     );
-    await eventually(
-      async () => (worker.results.unknown.length === ids.length ? true : undefined),
-      20_000,
-      'every payout parked',
-    );
+    await untilParked(worker, ids);
     // A real Redis condition between the decision and its job: the resolver's user may write the payouts' records and
     // the queue's lists of jobs by state, and read the rest, not write the jobs or the events stream, so the job's retry
     // is refused (NOPERM) before it changes anything.
@@ -173,7 +181,7 @@ describeWithRedis('resolveUnknown() while Redis fails', () => {
   it('rejects progress(), listUnknown() and resolveUnknown() after enqueueTimeoutMs while Redis does not answer', async () => {
     const app = await start({ prefix: `resolving${++prefixes}`, enqueueTimeoutMs: 1000 });
     await app.runs.enqueue([payout('r-hung')], { runId: 'hung' });
-    await eventually(async () => (app.results.unknown.length === 1 ? true : undefined), 20_000, 'parked');
+    await untilParked(app, ['r-hung']);
 
     // Stopped, not killed: the connections stay open and nothing answers on them, as with a Redis that hangs.
     process.kill(redis.pid!, 'SIGSTOP');
