@@ -5,6 +5,7 @@ import type { Job, Worker } from 'bullmq';
 import { throttledErrorLog } from '../common/throttled-error-log.js';
 import { queueClient } from '../common/bullmq-queue-health.js';
 import { closeBullmq, startupCheckSettled } from '../common/close-bullmq.js';
+import { endsWithin } from '../common/ends-within.js';
 import { untilAborted } from '../common/until-aborted.js';
 import { withDeadline } from '../common/with-deadline.js';
 import {
@@ -369,13 +370,10 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
     if (!worker) return;
     this.worker = undefined;
     await startupCheckSettled(worker);
-    try {
-      // Idle, nothing needs waiting for: a forced close, as BullMQ's waiting one sits out a rate-limit pause (a
-      // provider's Retry-After) first. A payout fetched meanwhile keeps its lock, and another worker takes it up.
-      await withDeadline(worker.close(this.processing === 0), shutdownTimeoutMs, () => new Error('timeout'));
-    } catch {
-      this.logger.warn(this.closeTimedOutLine(shutdownTimeoutMs));
-    }
+    // Idle, nothing needs waiting for: a forced close, as BullMQ's waiting one sits out a rate-limit pause (a
+    // provider's Retry-After) first. A payout fetched meanwhile keeps its lock, and another worker takes it up.
+    if (await endsWithin(worker.close(this.processing === 0), shutdownTimeoutMs)) return;
+    this.logger.warn(this.closeTimedOutLine(shutdownTimeoutMs));
   }
 
   /**
