@@ -7,6 +7,7 @@ import {
   PayoutLedgerUnavailableError,
   PayoutRequestConflictError,
   PayoutRunEnqueueError,
+  PayoutRunResolveError,
   type PayoutsHealthSource,
 } from 'nestjs-payouts';
 import { payoutLedgerPostgres } from 'nestjs-payouts/postgres';
@@ -428,6 +429,104 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
         'lost-sent',
       ]);
       expect((await runs.progress('jobs-lost'))!.counts).toMatchObject({ sent: 2, unknown: 0 });
+    }, 60_000);
+
+    it('finishes a decision PostgreSQL gave no reply to when it is given again, whether it was written or not', async () => {
+      const plan: ProviderPlan = (_requestId, seenBefore) =>
+        seenBefore === 0 ? { kind: 'reset' } : { kind: 'created' };
+      const { runs, api, results, pool } = await start(plan, { attempts: 1 });
+      const ids = ['late-written', 'late-lost'];
+      await runs.enqueue(
+        ids.map((id) => payout(id)),
+        { runId: 'late' },
+      );
+      await eventually(async () => (results.unknown.length === 2 ? true : undefined), 30_000, 'both parked');
+      // A decision is taken once the unknown outcome's job has ended.
+      for (const id of ids) {
+        await eventually(
+          async () => ((await runs.queue.getJobState(payoutJobId(id))) === 'completed' ? true : undefined),
+          30_000,
+          `the job of ${id} completed`,
+        );
+      }
+      const decisionWaiting = async () =>
+        (
+          await rowsOf(
+            pool,
+            `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%payout_resolve%'`,
+          )
+        ).map((row) => row.pid as number);
+      /**
+       * Decides `absent` on `id` while a transaction holds its row, so that the ledger gives up on the reply after its
+       * `timeoutMs`; the statement still waits on the connection left behind. `end` ends it before the row is let go.
+       */
+      const decideWhileHeld = async (id: string, end: 'commits' | 'is-terminated') => {
+        const holder = await pool.connect();
+        try {
+          await holder.query('BEGIN');
+          await holder.query('SELECT 1 FROM nestjs_payouts.payouts WHERE request_id = $1 FOR UPDATE', [id]);
+          const error = await runs.resolveUnknown(id, 'absent', { by: 'ops@example.com' }).then(
+            (outcome) => outcome,
+            (rejection: unknown) => rejection,
+          );
+          const [waiting] = await decisionWaiting();
+          expect(waiting).toEqual(expect.any(Number));
+          if (end === 'is-terminated') await pool.query('SELECT pg_terminate_backend($1)', [waiting]);
+          await holder.query('COMMIT');
+          return error;
+        } finally {
+          holder.release();
+        }
+      };
+      const decisionOf = async (id: string) =>
+        (
+          await rowsOf(pool, 'SELECT state, resolution_decision FROM nestjs_payouts.payouts WHERE request_id = $1', [
+            id,
+          ])
+        )[0];
+
+      for (const [id, end] of [
+        ['late-written', 'commits'],
+        ['late-lost', 'is-terminated'],
+      ] as const) {
+        const error = await decideWhileHeld(id, end);
+        expect(error).toBeInstanceOf(PayoutRunResolveError);
+        expect(error).toMatchObject({ requestId: id, decision: 'absent', recorded: 'maybe', retrySafe: true });
+        expect((error as PayoutRunResolveError).message).toBe(
+          `The decision absent on payout ${id} may or may not be recorded (The payout ledger could not resolve a ` +
+            'payout: no reply within timeoutMs (2000 ms); it may or may not have been written). Calling ' +
+            'resolveUnknown() again with the same decision is safe: it finishes what is left, and sends nothing twice.',
+        );
+        expect((error as PayoutRunResolveError).cause).toBeInstanceOf(PayoutLedgerUnavailableError);
+        await eventually(async () => ((await decisionWaiting()).length === 0 ? true : undefined), 10_000, 'no wait');
+      }
+      // The statement left behind wrote the decision once the row was let go; the one terminated wrote nothing.
+      await eventually(
+        async () => ((await decisionOf('late-written'))!.resolution_decision === 'absent' ? true : undefined),
+        10_000,
+        'the decision written by the statement left behind',
+      );
+      expect(await decisionOf('late-written')).toEqual({ state: 'queued', resolution_decision: 'absent' });
+      expect(await decisionOf('late-lost')).toEqual({ state: 'unknown', resolution_decision: null });
+      expect(api.requests).toHaveLength(2);
+      expect(results.sent).toEqual([]);
+
+      for (const id of ids) expect(await runs.resolveUnknown(id, 'absent', { by: 'ops@example.com' })).toBe('resolved');
+      await untilCompleted({ runs } as RunsApp, 'late');
+      await eventually(async () => (results.sent.length === 2 ? true : undefined), 30_000, 'both sent');
+
+      expect(api.requests.map((request) => request.requestId).sort()).toEqual([
+        'late-lost',
+        'late-lost',
+        'late-written',
+        'late-written',
+      ]);
+      expect([...results.sent].sort((a, b) => a.requestId.localeCompare(b.requestId))).toMatchObject([
+        { requestId: 'late-lost', attempt: 2, resolution: { decision: 'absent', by: 'ops@example.com' } },
+        { requestId: 'late-written', attempt: 2, resolution: { decision: 'absent', by: 'ops@example.com' } },
+      ]);
+      expect(await runs.resolveUnknown('late-written', 'absent')).toBe('not-unknown');
+      expect((await runs.progress('late'))!.counts).toMatchObject({ queued: 0, sent: 2, unknown: 0, total: 2 });
     }, 60_000);
 
     it('shuts down after shutdownTimeoutMs when Redis stops answering while the job repair checks the queue', async () => {
