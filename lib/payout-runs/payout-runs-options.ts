@@ -64,8 +64,8 @@ export interface PayoutRunsOptions {
    */
   lockDurationMs?: number;
   /**
-   * How long shutdown waits for the payouts being sent, and for the reconciliation sweep and the durable ledger's job
-   * check under way, before it lets the process go. Default `30000`.
+   * How long shutdown waits for the payouts being sent, and, beside them, for the reconciliation sweep and the durable
+   * ledger's job check under way, before it lets the process go. Default `30000`.
    */
   shutdownTimeoutMs?: number;
   /**

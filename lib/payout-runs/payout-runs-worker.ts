@@ -365,7 +365,13 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
     await this.relay?.stop();
     this.relay = undefined;
     const { shutdownTimeoutMs } = this.config;
-    await this.repair?.stop(shutdownTimeoutMs);
+    // Side by side, each up to shutdownTimeoutMs: neither needs the other stopped, and waiting for one after the other
+    // would make the shutdown last up to twice as long.
+    await Promise.all([this.repair?.stop(shutdownTimeoutMs), this.closeWorker(shutdownTimeoutMs)]);
+  }
+
+  /** Stops taking payouts, and waits for those being sent up to `shutdownTimeoutMs`. */
+  private async closeWorker(shutdownTimeoutMs: number): Promise<void> {
     const worker = this.worker;
     if (!worker) return;
     this.worker = undefined;

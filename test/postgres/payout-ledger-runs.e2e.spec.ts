@@ -534,6 +534,14 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
         lockDurationMs: 500,
         shutdownTimeoutMs: 1000,
       });
+      // Whether the worker's close had begun when the job check's wait ended: the two are waited for side by side.
+      const health = app.get<PayoutsHealthSource>(getPayoutsHealthSourceToken('payout-runs'));
+      let workerAtCheckWarning: unknown = 'no warning';
+      const warn = logger.warn.bind(logger);
+      logger.warn = (...args: unknown[]) => {
+        if (String(args[0]).includes('queue jobs')) workerAtCheckWarning = health.worker!();
+        warn(...args);
+      };
       const release = api.hold('repair-1');
       await runs.enqueue([payout('repair-1')], { runId: 'repairing' });
       // Sending for long enough that the repair's next pass checks its job.
@@ -576,10 +584,19 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       }
 
       expect(closed).toBe('closed');
-      expect(logger.messages('warn').filter((line) => line.includes('queue jobs'))).toEqual([
+      expect(
+        logger
+          .messages('warn')
+          .filter((line) => line.includes('shutdownTimeoutMs'))
+          .sort(),
+      ).toEqual([
+        'Payouts still being sent after shutdownTimeoutMs (1000 ms) are left to stop with the process; another ' +
+          'worker parks them as unknown once their locks expire',
         "The check of the ledger's payouts of account 'default' for missing queue jobs did not end within " +
           'shutdownTimeoutMs (1000 ms): it is left to stop with the process; each worker checks every lockDurationMs',
       ]);
+      // The worker was no longer reported: its close had begun before the job check's wait ended.
+      expect(workerAtCheckWarning).toBeUndefined();
     }, 90_000);
 
     it('gives up on a parked payout once across instances: the ledger records it with the payout', async () => {
