@@ -206,7 +206,8 @@ async function beginOrPause(
 /**
  * Records the outcome of a request that left. While the ledger cannot be reached, tries again for up to
  * `lockDurationMs` (the job's lock is renewed meanwhile); after that the job fails, and the next attempt finds the
- * mark and parks the payout as unknown: never sent again.
+ * mark and parks the payout as unknown: never sent again. Said once when the first try fails and once when a later one
+ * records it, not at every try: each payout being sent would log a line a second for as long as the ledger is away.
  */
 async function settleWhenReachable(
   deps: PayoutRunProcessorDeps,
@@ -215,15 +216,21 @@ async function settleWhenReachable(
   state: 'sent' | 'refused' | 'unknown' | 'retrying',
   stored: StoredOutcome,
 ): ReturnType<PayoutLedger['settle']> {
-  const giveUpAt = Date.now() + deps.config.lockDurationMs;
-  for (;;) {
+  const { lockDurationMs } = deps.config;
+  const giveUpAt = Date.now() + lockDurationMs;
+  for (let tries = 1; ; tries++) {
     try {
-      return await deps.store.settle(data.request.request_id, data.runId, token, state, stored);
+      const settled = await deps.store.settle(data.request.request_id, data.runId, token, state, stored);
+      if (tries > 1) deps.logger.log(`${subject(data)} ended ${state}: recorded at try ${tries}`);
+      return settled;
     } catch (error) {
       if (!(error instanceof PayoutLedgerUnavailableError) || Date.now() >= giveUpAt) throw error;
-      deps.logger.warn(
-        `${subject(data)} ended ${state}, not yet recorded: ${error.message.replace(/\.$/, '')}; trying again`,
-      );
+      if (tries === 1) {
+        deps.logger.warn(
+          `${subject(data)} ended ${state}, not yet recorded: ${error.message.replace(/\.$/, '')}; trying again ` +
+            `every ${SETTLE_RETRY_MS} ms for up to lockDurationMs (${lockDurationMs} ms)`,
+        );
+      }
       await new Promise((resolve) => setTimeout(resolve, SETTLE_RETRY_MS));
     }
   }

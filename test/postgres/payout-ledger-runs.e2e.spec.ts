@@ -281,14 +281,24 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
         await server.stop();
         release();
         await eventually(async () => (notRecorded().length > 0 ? true : undefined), 30_000, 'the outcome waiting');
+        // Away for a few tries, one a second.
+        await new Promise((resolve) => setTimeout(resolve, 2500));
       } finally {
         await server.restart();
       }
       const progress = await untilCompleted({ runs, app } as RunsApp, 'outcome-late', 60_000);
 
+      // Said once, not at every try, and once more when recorded.
+      expect(notRecorded()).toHaveLength(1);
       expect(notRecorded()[0]).toMatch(
-        /^Payout o-1 of run outcome-late ended sent, not yet recorded: The payout ledger could not .+; trying again$/,
+        new RegExp(
+          '^Payout o-1 of run outcome-late ended sent, not yet recorded: The payout ledger could not .+; trying ' +
+            'again every 1000 ms for up to lockDurationMs \\(60000 ms\\)$',
+        ),
       );
+      expect(logger.messages('log').filter((line) => line.includes('recorded at try'))).toEqual([
+        expect.stringMatching(/^Payout o-1 of run outcome-late ended sent: recorded at try \d+$/),
+      ]);
       expect(progress.counts).toMatchObject({ total: 1, sent: 1, unknown: 0 });
       expect(await statesOf(pool)).toEqual({ sent: 1 });
       expect(api.processedCounts()).toEqual(new Map([['o-1', 1]]));
