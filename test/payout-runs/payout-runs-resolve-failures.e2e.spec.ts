@@ -1,12 +1,12 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { PayoutLedgerUnavailableError, PayoutRunResolveError } from 'nestjs-payouts';
-import { payoutJobId, type PayoutRunsOptions } from 'nestjs-payouts/payout-runs';
+import type { PayoutRunsOptions } from 'nestjs-payouts/payout-runs';
 import { eventually } from '../support/eventually.js';
 import { MockPayoutsProvider } from '../support/mock-payouts-provider.js';
 import { describeWithRedis } from '../support/redis-suite.js';
 import { RedisServer } from '../support/redis-server.js';
-import { payout, type RunsApp, startRunsApp } from './payout-runs-test-app.js';
+import { payout, type RunsApp, startRunsApp, untilJobsCompleted } from './payout-runs-test-app.js';
 
 const PASSWORD = 'resolver-pass-7d1e';
 
@@ -49,16 +49,14 @@ describeWithRedis('resolveUnknown() while Redis fails', () => {
   };
 
   /** Each of `ids` parked, its unknown handler run and its job ended: a decision waits for no job then. */
-  const untilParked = (app: RunsApp, ids: string[]) =>
-    eventually(
-      async () => {
-        if (app.results.unknown.length < ids.length) return undefined;
-        const states = await Promise.all(ids.map((id) => app.runs.queue.getJobState(payoutJobId(id))));
-        return states.every((state) => state === 'completed') ? true : undefined;
-      },
+  const untilParked = async (app: RunsApp, ids: string[]) => {
+    await eventually(
+      async () => (app.results.unknown.length >= ids.length ? true : undefined),
       20_000,
-      'every payout parked, its job ended',
+      'every payout parked',
     );
+    await untilJobsCompleted(app.runs, ids);
+  };
 
   /** A worker that parks each of `ids` as unknown, and, beside it, an instance that decides on them as `resolver`. */
   const parked = async (ids: string[]) => {

@@ -12,8 +12,10 @@ import {
   PayoutRunsService,
   type PayoutRunSummary,
   getPayoutRunsToken,
+  payoutJobId,
 } from 'nestjs-payouts/payout-runs';
 import { RecordingLogger } from '../recording-logger.js';
+import { eventually } from '../support/eventually.js';
 
 export const API_KEY = 'runs-api-key-3f9d1c';
 export const ACCESS_TOKEN = 'runs-access-token-8a2e4b';
@@ -105,6 +107,21 @@ export async function startRunsApp(
     results: app.get(RecordedResults),
     logger,
   };
+}
+
+/**
+ * Resolves once the job of each of `requestIds` has completed. Its handlers run before BullMQ completes it, and a
+ * decision on an unknown outcome whose job has not ended answers `'busy'`: a spec decides after this.
+ */
+export function untilJobsCompleted(runs: PayoutRunsService, requestIds: readonly string[]): Promise<true> {
+  return eventually(
+    async () => {
+      const states = await Promise.all(requestIds.map((id) => runs.queue.getJobState(payoutJobId(id))));
+      return states.every((state) => state === 'completed') ? true : undefined;
+    },
+    20_000,
+    `the jobs of ${requestIds.join(', ')} completed`,
+  );
 }
 
 /** A valid wallet payout with its own request_id and amount. */

@@ -12,7 +12,14 @@ import {
 } from 'nestjs-payouts';
 import { payoutLedgerPostgres } from 'nestjs-payouts/postgres';
 import { payoutJobId, type PayoutRunsOptions } from 'nestjs-payouts/payout-runs';
-import { ACCESS_TOKEN, API_KEY, payout, type RunsApp, startRunsApp } from '../payout-runs/payout-runs-test-app.js';
+import {
+  ACCESS_TOKEN,
+  API_KEY,
+  payout,
+  type RunsApp,
+  startRunsApp,
+  untilJobsCompleted,
+} from '../payout-runs/payout-runs-test-app.js';
 import { eventually } from '../support/eventually.js';
 import { MockPayoutsProvider, type ProviderPlan } from '../support/mock-payouts-provider.js';
 import { describeWithPostgres } from '../support/postgres-suite.js';
@@ -155,6 +162,7 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
         total: 1,
         payouts: [{ requestId: 'p-unknown', runId: 'month-end', attempt: 1, error: { status: 500 } }],
       });
+      await untilJobsCompleted(runs, ['p-unknown']);
       expect(
         await runs.resolveUnknown('p-unknown', 'sent', { by: 'ops@example.com', note: 'seen in the portal' }),
       ).toBe('resolved');
@@ -451,14 +459,7 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
         { runId: 'late' },
       );
       await eventually(async () => (results.unknown.length === 2 ? true : undefined), 30_000, 'both parked');
-      // A decision is taken once the unknown outcome's job has ended.
-      for (const id of ids) {
-        await eventually(
-          async () => ((await runs.queue.getJobState(payoutJobId(id))) === 'completed' ? true : undefined),
-          30_000,
-          `the job of ${id} completed`,
-        );
-      }
+      await untilJobsCompleted(runs, ids);
       const decisionWaiting = async () =>
         (
           await rowsOf(
