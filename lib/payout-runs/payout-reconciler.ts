@@ -4,11 +4,11 @@ import type { ModuleRef } from '@nestjs/core';
 import { endsWithin } from '../common/ends-within.js';
 import { printable } from '../common/printable.js';
 import { withDeadline } from '../common/with-deadline.js';
-import { getPayoutsServiceToken, type PayoutsService } from '../index.js';
+import { getPayoutsServiceToken, PayoutRunResolveError, type PayoutsService } from '../index.js';
 import type { PayoutLookupAnswer, PayoutReconcileConfig } from './payout-reconcile-options.js';
 import { payoutJobId, readPayoutJobData } from './payout-job.js';
 import type { PayoutRunsConfig } from './payout-runs-options.js';
-import type { PayoutRunsService } from './payout-runs.service.js';
+import type { PayoutResolveOutcome, PayoutRunsService } from './payout-runs.service.js';
 import { PackageLogger } from '../common/package-logger.js';
 
 /**
@@ -43,6 +43,11 @@ export class PayoutReconciler implements OnApplicationBootstrap, OnModuleDestroy
   private timer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | undefined;
   private stopped = false;
+  /**
+   * The decisions of this instance's sweeps that Redis or the ledger failed to finish, which may be recorded (the
+   * payout then off the list of unknown outcomes, its job not queued again): made again at each sweep until finished.
+   */
+  private readonly unfinished = new Map<string, SweepDecision>();
 
   constructor(
     private readonly config: PayoutRunsConfig,
@@ -99,6 +104,7 @@ export class PayoutReconciler implements OnApplicationBootstrap, OnModuleDestroy
     const leaseMs = reconcile.lookupTimeoutMs + 30_000;
     if (!(await store.sweepLock('acquire', token, leaseMs))) return;
     try {
+      await this.finishDecisions();
       const payouts = this.payouts();
       let offset = 0;
       for (;;) {
@@ -146,10 +152,8 @@ export class PayoutReconciler implements OnApplicationBootstrap, OnModuleDestroy
     });
     this.runs.instrumentation.payoutRunLookedUp?.(typeof answer === 'string' ? answer : 'failed');
     if (answer === 'created' || answer === 'absent') {
-      const outcome = await this.runs.resolveUnknown(requestId, answer === 'created' ? 'sent' : 'absent', {
-        by: 'reconcile',
-        note: `the lookup answered ${answer}`,
-      });
+      const outcome = await this.decide(requestId, answer, what);
+      if (outcome === 'unfinished') return 'parked';
       if (outcome === 'resolved') {
         this.counts[answer] += 1;
         return 'resolved';
@@ -180,6 +184,52 @@ export class PayoutReconciler implements OnApplicationBootstrap, OnModuleDestroy
       );
     }
     return 'parked';
+  }
+
+  /**
+   * Resolves the payout as the lookup answered. A decision that may be recorded without its job queued again is kept,
+   * to be made again at the next sweeps, which finishes it; one surely not recorded fails the sweep, the payout still
+   * parked for the next.
+   */
+  private async decide(
+    requestId: string,
+    answer: 'created' | 'absent',
+    what: string,
+  ): Promise<PayoutResolveOutcome | 'unfinished'> {
+    const decision: SweepDecision = { decision: answer === 'created' ? 'sent' : 'absent', answer };
+    try {
+      return await this.resolve(requestId, decision);
+    } catch (error) {
+      if (!(error instanceof PayoutRunResolveError) || error.recorded === 'no') throw error;
+      this.unfinished.set(requestId, decision);
+      this.logger.warn(`${what}: the lookup answered ${answer}. ${error.message} This instance makes it at each sweep`);
+      return 'unfinished';
+    }
+  }
+
+  /**
+   * The decisions left unfinished by earlier sweeps, made again: each is kept until an answer comes. One that was not
+   * recorded after all (the payout still parked) is dropped instead: the sweep looks the payout up again, rather than
+   * applying an answer of an earlier sweep.
+   */
+  private async finishDecisions(): Promise<void> {
+    for (const [requestId, decision] of this.unfinished) {
+      const record = await this.runs.store.read(requestId);
+      const outcome = record?.state === 'unknown' ? undefined : await this.resolve(requestId, decision);
+      this.unfinished.delete(requestId);
+      if (outcome === undefined) continue;
+      if (outcome === 'resolved') this.counts[decision.answer] += 1;
+      else {
+        this.logger.log(
+          `Payout ${printable(requestId)}: the decision ${decision.decision} of an earlier sweep is not made again ` +
+            `(${outcome}); left as it is`,
+        );
+      }
+    }
+  }
+
+  private resolve(requestId: string, { decision, answer }: SweepDecision): Promise<PayoutResolveOutcome> {
+    return this.runs.resolveUnknown(requestId, decision, { by: 'reconcile', note: `the lookup answered ${answer}` });
   }
 
   /** The answer within `lookupTimeoutMs`, or why there is none; a thrown error's message is never repeated. */
@@ -214,6 +264,12 @@ export class PayoutReconciler implements OnApplicationBootstrap, OnModuleDestroy
 }
 
 class LookupTimeout extends Error {}
+
+/** A sweep's decision on a payout, from the lookup's answer. */
+interface SweepDecision {
+  readonly decision: 'sent' | 'absent';
+  readonly answer: 'created' | 'absent';
+}
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? printable(error.message) : typeof error;

@@ -11,7 +11,14 @@ import { MockFault, MockPayoutsApi } from 'nestjs-payouts/testing';
 import { eventually } from '../support/eventually.js';
 import { describeWithRedis } from '../support/redis-suite.js';
 import { RedisServer } from '../support/redis-server.js';
-import { ACCESS_TOKEN, API_KEY, payout, type RunsApp, startRunsApp } from './payout-runs-test-app.js';
+import {
+  ACCESS_TOKEN,
+  API_KEY,
+  payout,
+  type RunsApp,
+  startRunsApp,
+  untilJobsCompleted,
+} from './payout-runs-test-app.js';
 
 /** A lookup written as a user would: the provider's status endpoint, through `payouts.request()`. */
 async function statusLookup(
@@ -385,6 +392,86 @@ describeWithRedis('unknown outcomes reconciled by a lookup', () => {
     expect(started.results.sent.map((result) => result.requestId)).toEqual(['again-1']);
     expect(started.results.sent[0]!.resolution).toMatchObject({ decision: 'sent', by: 'reconcile' });
     expect(committedPerRequestId()).toEqual(new Map([['again-1', 1]]));
+  });
+
+  it('finishes its own decision that Redis refused to queue the job of, at its next sweeps: the payout is not stranded', async () => {
+    mock = await MockPayoutsApi.start({ apiKey: API_KEY, accessToken: ACCESS_TOKEN });
+    mock.fail({ when: { method: 'POST' }, times: 1 }, MockFault.resetBeforeCommit());
+    const prefix = `reconcile${++prefixes}`;
+    const connection = { host: '127.0.0.1', port: redis.port };
+    // An instance without the sweep sends the payout, and parks it.
+    const worker = await startRunsApp(mock.baseUrl, { connection, prefix, rateLimit: false, attempts: 1 });
+    apps.push(worker);
+    await worker.runs.enqueue([payout('acl-1')], { runId: 'acl' });
+    await eventually(async () => (worker.results.unknown.length === 1 ? true : undefined), 15_000, 'parked');
+    await untilJobsCompleted(worker.runs, ['acl-1']);
+
+    // The sweeping instance's user may write everything but the jobs: the decision is recorded, BullMQ's retry of the
+    // job is refused (NOPERM) before it changes anything.
+    const admin = new Redis(redis.port, '127.0.0.1');
+    const queueKey = `${prefix}:payout-runs`;
+    const writable = ['runs:*', 'meta', 'events', 'marker', 'stalled', 'stalled-check', 'limiter', 'id', 'wait'];
+    const states = ['active', 'paused', 'completed', 'failed', 'delayed', 'prioritized', 'waiting-children', 'pc'];
+    try {
+      await admin.call(
+        'ACL',
+        'SETUSER',
+        'sweeper',
+        'reset',
+        'on',
+        '>sweeper-password-51c3',
+        ...[...writable, ...states].map((key) => `~${queueKey}:${key}`),
+        `%R~${queueKey}:*`,
+        '+@all',
+      );
+      const sweeper = await start(
+        prefix,
+        { lookup: statusLookup, settleAfterMs: 0, sweepEveryMs: 100 },
+        { connection: { ...connection, username: 'sweeper', password: 'sweeper-password-51c3' }, attempts: 1 },
+      );
+      const unfinished = () => sweeper.logger.messages('warn').filter((line) => line.includes('at each sweep'));
+      await eventually(async () => (unfinished().length > 0 ? true : undefined), 15_000, 'the decision unfinished');
+      await eventually(
+        async () =>
+          sweeper.logger.lines.some((line) => line.includes('Sweep of the unknown payouts')) ? true : undefined,
+        15_000,
+        'a later sweep making it again, refused again',
+      );
+
+      expect(unfinished()).toHaveLength(1);
+      expect(unfinished()[0]).toMatch(
+        new RegExp(
+          '^Payout acl-1 of run acl: the lookup answered absent\\. The decision absent on payout acl-1 is recorded, ' +
+            'but queueing its job again failed \\(Redis or BullMQ reported an error: NOPERM .+\\)\\. Calling ' +
+            'resolveUnknown\\(\\) again with the same decision is safe: it finishes what is left, and sends nothing ' +
+            'twice\\. This instance makes it at each sweep$',
+        ),
+      );
+      // Off the list of unknown outcomes, queued without a job that runs: stranded, but for the sweeps to come.
+      expect(await worker.runs.listUnknown()).toEqual({ total: 0, payouts: [] });
+      expect((await worker.runs.progress('acl'))!.counts).toMatchObject({ queued: 1, sent: 0, unknown: 0 });
+      expect(mock.calls.filter((call) => call.method === 'POST')).toHaveLength(1);
+
+      await admin.call('ACL', 'SETUSER', 'sweeper', 'allkeys');
+      const sent = () => [...worker.results.sent, ...sweeper.results.sent];
+      await eventually(async () => (sent().length === 1 ? true : undefined), 15_000, 'sent once more');
+
+      expect(sent()).toMatchObject([
+        { requestId: 'acl-1', attempt: 2, resolution: { decision: 'absent', by: 'reconcile' } },
+      ]);
+      expect(committedPerRequestId()).toEqual(new Map([['acl-1', 1]]));
+      expect(sweeper.logger.messages('log').filter((line) => line.includes('resolved as'))).toEqual([
+        'Payout acl-1 of run acl resolved as absent by reconcile: "the lookup answered absent"; it is sent once ' +
+          'more under the same request_id',
+      ]);
+      const source = sweeper.app.get<string, PayoutsHealthSource>(getPayoutsHealthSourceToken('payout-runs'));
+      expect((await source.figures!()).reconciled).toMatchObject({ absent: 1, created: 0 });
+      expect((await worker.runs.progress('acl'))!.counts).toMatchObject({ queued: 0, sent: 1, unknown: 0 });
+    } finally {
+      await Promise.all(apps.splice(0).map((started) => started.app.close()));
+      await admin.call('ACL', 'DELUSER', 'sweeper');
+      admin.disconnect();
+    }
   });
 
   it('never resolves one payout twice when two instances sweep at once', async () => {
