@@ -11,14 +11,7 @@ import { MockFault, MockPayoutsApi } from 'nestjs-payouts/testing';
 import { eventually } from '../support/eventually.js';
 import { describeWithRedis } from '../support/redis-suite.js';
 import { RedisServer } from '../support/redis-server.js';
-import {
-  ACCESS_TOKEN,
-  API_KEY,
-  payout,
-  type RunsApp,
-  startRunsApp,
-  untilJobsCompleted,
-} from './payout-runs-test-app.js';
+import { ACCESS_TOKEN, API_KEY, payout, type RunsApp, startRunsApp } from './payout-runs-test-app.js';
 
 /** A lookup written as a user would: the provider's status endpoint, through `payouts.request()`. */
 async function statusLookup(
@@ -404,7 +397,7 @@ describeWithRedis('unknown outcomes reconciled by a lookup', () => {
     apps.push(worker);
     await worker.runs.enqueue([payout('acl-1')], { runId: 'acl' });
     await eventually(async () => (worker.results.unknown.length === 1 ? true : undefined), 15_000, 'parked');
-    await untilJobsCompleted(worker.runs, ['acl-1']);
+    await worker.untilJobsCompleted(['acl-1']);
 
     // The sweeping instance's user may write everything but the jobs: the decision is recorded, BullMQ's retry of the
     // job is refused (NOPERM) before it changes anything.

@@ -6,7 +6,7 @@ import { eventually } from '../support/eventually.js';
 import { MockPayoutsProvider } from '../support/mock-payouts-provider.js';
 import { describeWithRedis } from '../support/redis-suite.js';
 import { RedisServer } from '../support/redis-server.js';
-import { payout, type RunsApp, startRunsApp, untilJobsCompleted } from './payout-runs-test-app.js';
+import { payout, type RunsApp, startRunsApp } from './payout-runs-test-app.js';
 
 const PASSWORD = 'resolver-pass-7d1e';
 
@@ -55,7 +55,7 @@ describeWithRedis('resolveUnknown() while Redis fails', () => {
       20_000,
       'every payout parked',
     );
-    await untilJobsCompleted(app.runs, ids);
+    await app.untilJobsCompleted(ids);
   };
 
   /** A worker that parks each of `ids` as unknown, and, beside it, an instance that decides on them as `resolver`. */

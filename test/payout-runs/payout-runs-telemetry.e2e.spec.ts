@@ -9,14 +9,7 @@ import { eventually } from '../support/eventually.js';
 import { MockPayoutsProvider } from '../support/mock-payouts-provider.js';
 import { describeWithRedis } from '../support/redis-suite.js';
 import { RedisServer } from '../support/redis-server.js';
-import {
-  ACCESS_TOKEN,
-  API_KEY,
-  payout,
-  type RunsApp,
-  startRunsApp,
-  untilJobsCompleted,
-} from './payout-runs-test-app.js';
+import { ACCESS_TOKEN, API_KEY, payout, type RunsApp, startRunsApp } from './payout-runs-test-app.js';
 
 registerGlobalContext();
 
@@ -110,7 +103,7 @@ describeWithRedis('payout runs traced and counted with OpenTelemetry', () => {
     ]);
     expect(events.every((event) => event.account === 'default' && event.runId === 'otel-run')).toBe(true);
 
-    await untilJobsCompleted(started.runs, ['ot-unknown']);
+    await started.untilJobsCompleted(['ot-unknown']);
     expect(await started.runs.resolveUnknown('ot-unknown', 'absent', { by: 'ops@example.com' })).toBe('resolved');
     await eventually(async () => (events.length === 5 ? true : undefined), 15_000, 'the payout sent again');
 

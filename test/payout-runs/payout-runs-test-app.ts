@@ -76,6 +76,11 @@ export interface RunsApp {
   readonly runs: PayoutRunsService;
   readonly results: RecordedResults;
   readonly logger: RecordingLogger;
+  /**
+   * Resolves once the job of each of `requestIds` has completed. Its handlers run before BullMQ completes it, and a
+   * decision on an unknown outcome whose job has not ended answers `'busy'`: a spec decides after this.
+   */
+  readonly untilJobsCompleted: (requestIds: readonly string[]) => Promise<true>;
 }
 
 /** An app with one PayoutsModule registration against `baseUrl` and its payout runs. */
@@ -101,27 +106,22 @@ export async function startRunsApp(
   class AppModule {}
   const logger = new RecordingLogger();
   const app = await NestFactory.createApplicationContext(AppModule, { logger, abortOnError: false });
+  const runs = app.get<PayoutRunsService>(getPayoutRunsToken(options.account));
   return {
     app,
-    runs: app.get<PayoutRunsService>(getPayoutRunsToken(options.account)),
+    runs,
     results: app.get(RecordedResults),
     logger,
+    untilJobsCompleted: (requestIds) =>
+      eventually(
+        async () => {
+          const states = await Promise.all(requestIds.map((id) => runs.queue.getJobState(payoutJobId(id))));
+          return states.every((state) => state === 'completed') ? true : undefined;
+        },
+        20_000,
+        `the jobs of ${requestIds.join(', ')} completed`,
+      ),
   };
-}
-
-/**
- * Resolves once the job of each of `requestIds` has completed. Its handlers run before BullMQ completes it, and a
- * decision on an unknown outcome whose job has not ended answers `'busy'`: a spec decides after this.
- */
-export function untilJobsCompleted(runs: PayoutRunsService, requestIds: readonly string[]): Promise<true> {
-  return eventually(
-    async () => {
-      const states = await Promise.all(requestIds.map((id) => runs.queue.getJobState(payoutJobId(id))));
-      return states.every((state) => state === 'completed') ? true : undefined;
-    },
-    20_000,
-    `the jobs of ${requestIds.join(', ')} completed`,
-  );
 }
 
 /** A valid wallet payout with its own request_id and amount. */

@@ -28,15 +28,7 @@ import { eventually } from '../support/eventually.js';
 import { MockPayoutsProvider, type ProviderPlan } from '../support/mock-payouts-provider.js';
 import { describeWithRedis } from '../support/redis-suite.js';
 import { RedisServer } from '../support/redis-server.js';
-import {
-  ACCESS_TOKEN,
-  API_KEY,
-  payout,
-  RecordedResults,
-  type RunsApp,
-  startRunsApp,
-  untilJobsCompleted,
-} from './payout-runs-test-app.js';
+import { ACCESS_TOKEN, API_KEY, payout, RecordedResults, type RunsApp, startRunsApp } from './payout-runs-test-app.js';
 
 describeWithRedis('payout runs in one app', () => {
   let redis: RedisServer;
@@ -625,7 +617,7 @@ describeWithRedis('payout runs in one app', () => {
       ['u-sent', 'resolve', 1, 'ECONNRESET'],
     ]);
 
-    await untilJobsCompleted(started.runs, ['u-absent', 'u-sent']);
+    await started.untilJobsCompleted(['u-absent', 'u-sent']);
     expect(await started.runs.resolveUnknown('u-absent', 'absent', { by: 'ops@example.com' })).toBe('resolved');
     expect(
       await started.runs.resolveUnknown('u-sent', 'sent', { by: 'ops@example.com', note: 'seen in the portal' }),

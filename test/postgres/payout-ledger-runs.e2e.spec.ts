@@ -12,14 +12,7 @@ import {
 } from 'nestjs-payouts';
 import { payoutLedgerPostgres } from 'nestjs-payouts/postgres';
 import { payoutJobId, type PayoutRunsOptions } from 'nestjs-payouts/payout-runs';
-import {
-  ACCESS_TOKEN,
-  API_KEY,
-  payout,
-  type RunsApp,
-  startRunsApp,
-  untilJobsCompleted,
-} from '../payout-runs/payout-runs-test-app.js';
+import { ACCESS_TOKEN, API_KEY, payout, type RunsApp, startRunsApp } from '../payout-runs/payout-runs-test-app.js';
 import { eventually } from '../support/eventually.js';
 import { MockPayoutsProvider, type ProviderPlan } from '../support/mock-payouts-provider.js';
 import { describeWithPostgres } from '../support/postgres-suite.js';
@@ -90,7 +83,7 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
           : requestId === 'p-unknown'
             ? { kind: 'failed', status: 500 }
             : { kind: 'created' };
-      const { runs, results, pool } = await start(plan);
+      const { runs, results, pool, untilJobsCompleted } = await start(plan);
       const items = [
         ...Array.from({ length: 8 }, (_, i) => payout(`p-${i}`)),
         payout('p-refused'),
@@ -162,7 +155,7 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
         total: 1,
         payouts: [{ requestId: 'p-unknown', runId: 'month-end', attempt: 1, error: { status: 500 } }],
       });
-      await untilJobsCompleted(runs, ['p-unknown']);
+      await untilJobsCompleted(['p-unknown']);
       expect(
         await runs.resolveUnknown('p-unknown', 'sent', { by: 'ops@example.com', note: 'seen in the portal' }),
       ).toBe('resolved');
@@ -452,14 +445,14 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
     it('finishes a decision PostgreSQL gave no reply to when it is given again, whether it was written or not', async () => {
       const plan: ProviderPlan = (_requestId, seenBefore) =>
         seenBefore === 0 ? { kind: 'reset' } : { kind: 'created' };
-      const { runs, api, results, pool } = await start(plan, { attempts: 1 });
+      const { runs, api, results, pool, untilJobsCompleted } = await start(plan, { attempts: 1 });
       const ids = ['late-written', 'late-lost'];
       await runs.enqueue(
         ids.map((id) => payout(id)),
         { runId: 'late' },
       );
       await eventually(async () => (results.unknown.length === 2 ? true : undefined), 30_000, 'both parked');
-      await untilJobsCompleted(runs, ids);
+      await untilJobsCompleted(ids);
       const decisionWaiting = async () =>
         (
           await rowsOf(
