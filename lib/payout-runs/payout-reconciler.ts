@@ -47,7 +47,7 @@ export class PayoutReconciler implements OnApplicationBootstrap, OnModuleDestroy
    * The decisions of this instance's sweeps that Redis or the ledger failed to finish, which may be recorded (the
    * payout then off the list of unknown outcomes, its job not queued again): made again at each sweep until finished.
    */
-  private readonly unfinished = new Map<string, SweepDecision>();
+  private readonly unfinished = new Map<string, LookupDecision>();
 
   constructor(
     private readonly config: PayoutRunsConfig,
@@ -193,15 +193,14 @@ export class PayoutReconciler implements OnApplicationBootstrap, OnModuleDestroy
    */
   private async decide(
     requestId: string,
-    answer: 'created' | 'absent',
+    answer: LookupDecision,
     what: string,
   ): Promise<PayoutResolveOutcome | 'unfinished'> {
-    const decision: SweepDecision = { decision: answer === 'created' ? 'sent' : 'absent', answer };
     try {
-      return await this.resolve(requestId, decision);
+      return await this.resolve(requestId, answer);
     } catch (error) {
       if (!(error instanceof PayoutRunResolveError) || error.recorded === 'no') throw error;
-      this.unfinished.set(requestId, decision);
+      this.unfinished.set(requestId, answer);
       this.logger.warn(`${what}: the lookup answered ${answer}. ${error.message} This instance makes it at each sweep`);
       return 'unfinished';
     }
@@ -213,23 +212,27 @@ export class PayoutReconciler implements OnApplicationBootstrap, OnModuleDestroy
    * applying an answer of an earlier sweep.
    */
   private async finishDecisions(): Promise<void> {
-    for (const [requestId, decision] of this.unfinished) {
+    for (const [requestId, answer] of this.unfinished) {
       const record = await this.runs.store.read(requestId);
-      const outcome = record?.state === 'unknown' ? undefined : await this.resolve(requestId, decision);
+      const outcome = record?.state === 'unknown' ? undefined : await this.resolve(requestId, answer);
       this.unfinished.delete(requestId);
       if (outcome === undefined) continue;
-      if (outcome === 'resolved') this.counts[decision.answer] += 1;
+      if (outcome === 'resolved') this.counts[answer] += 1;
       else {
         this.logger.log(
-          `Payout ${printable(requestId)}: the decision ${decision.decision} of an earlier sweep is not made again ` +
-            `(${outcome}); left as it is`,
+          `Payout ${printable(requestId)}: the decision of an earlier sweep (the lookup answered ${answer}) is not ` +
+            `made again (${outcome}); left as it is`,
         );
       }
     }
   }
 
-  private resolve(requestId: string, { decision, answer }: SweepDecision): Promise<PayoutResolveOutcome> {
-    return this.runs.resolveUnknown(requestId, decision, { by: 'reconcile', note: `the lookup answered ${answer}` });
+  /** The decision the lookup's answer stands for: `created` resolves the payout as sent. */
+  private resolve(requestId: string, answer: LookupDecision): Promise<PayoutResolveOutcome> {
+    return this.runs.resolveUnknown(requestId, answer === 'created' ? 'sent' : 'absent', {
+      by: 'reconcile',
+      note: `the lookup answered ${answer}`,
+    });
   }
 
   /** The answer within `lookupTimeoutMs`, or why there is none; a thrown error's message is never repeated. */
@@ -265,11 +268,8 @@ export class PayoutReconciler implements OnApplicationBootstrap, OnModuleDestroy
 
 class LookupTimeout extends Error {}
 
-/** A sweep's decision on a payout, from the lookup's answer. */
-interface SweepDecision {
-  readonly decision: 'sent' | 'absent';
-  readonly answer: 'created' | 'absent';
-}
+/** A lookup's answer that decides the payout. */
+type LookupDecision = Extract<PayoutLookupAnswer, 'created' | 'absent'>;
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? printable(error.message) : typeof error;

@@ -237,9 +237,8 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
    * with `PayoutLedgerUnavailableError`; an error of Redis's own is left as it is.
    */
   private async ledgerRead<T>(pending: Promise<T>, operation: string): Promise<T> {
-    if (this.store.durable) return pending;
     try {
-      return await this.redisStep(pending);
+      return await this.ledgerStep(pending);
     } catch (error) {
       if (!(error instanceof RedisReplyTimeout)) throw error;
       throw new PayoutLedgerUnavailableError(operation, 'timeout', 'none', error.message, { cause: error });
