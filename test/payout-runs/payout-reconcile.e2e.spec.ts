@@ -11,7 +11,14 @@ import { MockFault, MockPayoutsApi } from 'nestjs-payouts/testing';
 import { eventually } from '../support/eventually.js';
 import { describeWithRedis } from '../support/redis-suite.js';
 import { RedisServer } from '../support/redis-server.js';
-import { ACCESS_TOKEN, API_KEY, payout, type RunsApp, startRunsApp } from './payout-runs-test-app.js';
+import {
+  ACCESS_TOKEN,
+  API_KEY,
+  payout,
+  type RunsApp,
+  startRunsApp,
+  userWithoutJobWrites,
+} from './payout-runs-test-app.js';
 
 /** A lookup written as a user would: the provider's status endpoint, through `payouts.request()`. */
 async function statusLookup(
@@ -402,21 +409,8 @@ describeWithRedis('unknown outcomes reconciled by a lookup', () => {
     // The sweeping instance's user may write everything but the jobs: the decision is recorded, BullMQ's retry of the
     // job is refused (NOPERM) before it changes anything.
     const admin = new Redis(redis.port, '127.0.0.1');
-    const queueKey = `${prefix}:payout-runs`;
-    const writable = ['runs:*', 'meta', 'events', 'marker', 'stalled', 'stalled-check', 'limiter', 'id', 'wait'];
-    const states = ['active', 'paused', 'completed', 'failed', 'delayed', 'prioritized', 'waiting-children', 'pc'];
     try {
-      await admin.call(
-        'ACL',
-        'SETUSER',
-        'sweeper',
-        'reset',
-        'on',
-        '>sweeper-password-51c3',
-        ...[...writable, ...states].map((key) => `~${queueKey}:${key}`),
-        `%R~${queueKey}:*`,
-        '+@all',
-      );
+      await userWithoutJobWrites(admin, 'sweeper', 'sweeper-password-51c3', prefix);
       const sweeper = await start(
         prefix,
         { lookup: statusLookup, settleAfterMs: 0, sweepEveryMs: 100 },

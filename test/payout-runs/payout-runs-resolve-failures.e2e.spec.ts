@@ -6,7 +6,7 @@ import { eventually } from '../support/eventually.js';
 import { MockPayoutsProvider } from '../support/mock-payouts-provider.js';
 import { describeWithRedis } from '../support/redis-suite.js';
 import { RedisServer } from '../support/redis-server.js';
-import { payout, type RunsApp, startRunsApp } from './payout-runs-test-app.js';
+import { payout, type RunsApp, startRunsApp, userWithoutJobWrites } from './payout-runs-test-app.js';
 
 const PASSWORD = 'resolver-pass-7d1e';
 
@@ -67,33 +67,7 @@ describeWithRedis('resolveUnknown() while Redis fails', () => {
       { runId: 'resolving' },
     );
     await untilParked(worker, ids);
-    // A real Redis condition between the decision and its job: the resolver's user may write the payouts' records and
-    // the queue's lists of jobs by state, and read the rest, not write the jobs or the events stream, so the job's retry
-    // is refused (NOPERM) before it changes anything.
-    const queueKey = `${prefix}:payout-runs`;
-    const writable = [
-      'runs:*',
-      'meta',
-      'completed',
-      'failed',
-      'delayed',
-      'active',
-      'wait',
-      'paused',
-      'prioritized',
-      'waiting-children',
-    ];
-    await admin.call(
-      'ACL',
-      'SETUSER',
-      'resolver',
-      'reset',
-      'on',
-      `>${PASSWORD}`,
-      ...writable.map((key) => `~${queueKey}:${key}`),
-      `%R~${queueKey}:*`,
-      '+@all',
-    );
+    await userWithoutJobWrites(admin, 'resolver', PASSWORD, prefix);
     const resolver = await start({
       prefix,
       worker: false,

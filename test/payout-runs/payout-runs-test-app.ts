@@ -14,6 +14,7 @@ import {
   getPayoutRunsToken,
   payoutJobId,
 } from 'nestjs-payouts/payout-runs';
+import type { Redis } from 'ioredis';
 import { RecordingLogger } from '../recording-logger.js';
 import { eventually } from '../support/eventually.js';
 
@@ -122,6 +123,33 @@ export async function startRunsApp(
         `the jobs of ${requestIds.join(', ')} completed`,
       ),
   };
+}
+
+/**
+ * Makes `user` a Redis user of the runs queue under `prefix` that may read all of it and write all of it but its jobs'
+ * hashes: the payouts' records, the lists of jobs by state, the events and an idle worker's keys. BullMQ's retry of a
+ * job is then refused (NOPERM) before it changes anything: a real Redis failure between a decision and its job.
+ */
+export async function userWithoutJobWrites(
+  admin: Redis,
+  user: string,
+  password: string,
+  prefix: string,
+): Promise<void> {
+  const queueKey = `${prefix}:payout-runs`;
+  const states = ['wait', 'active', 'paused', 'completed', 'failed', 'delayed', 'prioritized', 'waiting-children'];
+  const writable = ['runs:*', 'meta', 'events', 'marker', 'stalled', 'stalled-check', 'limiter', 'id', 'pc', ...states];
+  await admin.call(
+    'ACL',
+    'SETUSER',
+    user,
+    'reset',
+    'on',
+    `>${password}`,
+    ...writable.map((key) => `~${queueKey}:${key}`),
+    `%R~${queueKey}:*`,
+    '+@all',
+  );
 }
 
 /** A valid wallet payout with its own request_id and amount. */
