@@ -69,6 +69,14 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
         timeoutMs,
         `run ${runId} completes`,
       );
+    /** The connections whose decision on an unknown outcome waits for a row another transaction holds. */
+    const decisionsWaiting = async (pool: pg.Pool) =>
+      (
+        await rowsOf(
+          pool,
+          `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%payout_resolve%'`,
+        )
+      ).map((row) => row.pid as number);
     const statesOf = async (pool: pg.Pool) =>
       Object.fromEntries(
         (await rowsOf(pool, 'SELECT state, count(*)::integer AS n FROM nestjs_payouts.payouts GROUP BY state')).map(
@@ -453,13 +461,7 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       );
       await eventually(async () => (results.unknown.length === 2 ? true : undefined), 30_000, 'both parked');
       await untilJobsCompleted(ids);
-      const decisionWaiting = async () =>
-        (
-          await rowsOf(
-            pool,
-            `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%payout_resolve%'`,
-          )
-        ).map((row) => row.pid as number);
+      const decisionWaiting = () => decisionsWaiting(pool);
       /**
        * Decides `absent` on `id` while a transaction holds its row, so that the ledger gives up on the reply after its
        * `timeoutMs`; the statement still waits on the connection left behind. `end` ends it before the row is let go.
@@ -531,6 +533,71 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       ]);
       expect(await runs.resolveUnknown('late-written', 'absent')).toBe('not-unknown');
       expect((await runs.progress('late'))!.counts).toMatchObject({ queued: 0, sent: 2, unknown: 0, total: 2 });
+    }, 60_000);
+
+    it('drops a decision of a sweep that PostgreSQL did not write after all, and looks the payout up afresh', async () => {
+      const plan: ProviderPlan = (_requestId, seenBefore) =>
+        seenBefore === 0 ? { kind: 'reset' } : { kind: 'created' };
+      let holdRow!: () => void;
+      let letRowGo!: () => void;
+      const rowHeld = new Promise<void>((resolve) => (holdRow = resolve));
+      const rowLetGo = new Promise<void>((resolve) => (letRowGo = resolve));
+      let lookups = 0;
+      // The provider's records catch up between the two lookups: absent at first, then created. Acting on the first
+      // answer once the second is known would send the payout twice.
+      const lookup = async () => {
+        const call = ++lookups;
+        await (call === 1 ? rowHeld : rowLetGo);
+        return call === 1 ? ('absent' as const) : ('created' as const);
+      };
+      const reconcile = { lookup, settleAfterMs: 0, sweepEveryMs: 100 };
+      const { runs, api, results, pool, logger, app } = await start(plan, { attempts: 1, reconcile });
+      await runs.enqueue([payout('swept-1')], { runId: 'swept' });
+      await eventually(async () => (lookups === 1 ? true : undefined), 30_000, 'the first lookup');
+
+      // A transaction holds the payout's row while the sweep decides: the ledger gives up on the reply after its
+      // timeoutMs, and the statement left behind waits. It is terminated before the row is let go: nothing written.
+      const holder = await pool.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query("SELECT 1 FROM nestjs_payouts.payouts WHERE request_id = 'swept-1' FOR UPDATE");
+        holdRow();
+        const unfinished = () => logger.messages('warn').filter((line) => line.includes('at each sweep'));
+        await eventually(async () => (unfinished().length === 1 ? true : undefined), 15_000, 'the unfinished warning');
+        expect(unfinished()).toEqual([
+          'Payout swept-1 of run swept: the lookup answered absent. The decision absent on payout swept-1 may or may ' +
+            'not be recorded (The payout ledger could not resolve a payout: no reply within timeoutMs (2000 ms); it ' +
+            'may or may not have been written). Calling resolveUnknown() again with the same decision is safe: it ' +
+            'finishes what is left, and sends nothing twice. This instance makes it at each sweep',
+        ]);
+        const [waiting] = await decisionsWaiting(pool);
+        expect(waiting).toEqual(expect.any(Number));
+        await pool.query('SELECT pg_terminate_backend($1)', [waiting]);
+        await holder.query('COMMIT');
+      } finally {
+        holder.release();
+      }
+      letRowGo();
+      await eventually(async () => (results.sent.length === 1 ? true : undefined), 30_000, 'resolved as sent');
+
+      // The decision of the first sweep was found not written and dropped; the second lookup's answer decided.
+      expect(lookups).toBe(2);
+      expect(results.sent).toMatchObject([
+        { requestId: 'swept-1', attempt: 1, resolution: { decision: 'sent', by: 'reconcile' } },
+      ]);
+      expect(api.requests.map((request) => request.requestId)).toEqual(['swept-1']);
+      expect(
+        await rowsOf(
+          pool,
+          "SELECT state, resolution_decision FROM nestjs_payouts.payouts WHERE request_id = 'swept-1'",
+        ),
+      ).toEqual([{ state: 'sent', resolution_decision: 'sent' }]);
+      expect(logger.messages('log').filter((line) => line.includes('swept-1'))).toEqual([
+        'Payout swept-1 of run swept resolved as sent by reconcile: "the lookup answered created"; the sent handlers run',
+      ]);
+      const source = app.get<string, PayoutsHealthSource>(getPayoutsHealthSourceToken('payout-runs'));
+      expect((await source.figures!()).reconciled).toMatchObject({ created: 1, absent: 0 });
+      expect((await runs.progress('swept'))!.counts).toMatchObject({ sent: 1, unknown: 0, total: 1 });
     }, 60_000);
 
     it('shuts down after shutdownTimeoutMs when Redis stops answering while the job repair checks the queue', async () => {
