@@ -1,7 +1,9 @@
 import { endsWithin } from '../common/ends-within.js';
 import type { PackageLogger } from '../common/package-logger.js';
+import { printable } from '../common/printable.js';
 import type { CreatePayoutRequest } from '../index.js';
 import { payoutJobId } from './payout-job.js';
+import type { PayoutResolution } from './payout-run-results.js';
 import type { PayoutRunsService } from './payout-runs.service.js';
 
 /** Payouts checked per page. */
@@ -14,6 +16,10 @@ const PAGE = 500;
  * long whose job is missing gets its job again, from the request the ledger kept. The job finds what the ledger says:
  * a payout queued or retrying is sent, one marked sending is parked as unknown, never sent again. Adding a job that
  * exists changes nothing, so instances repairing at once add each job once.
+ *
+ * A payout queued by a decision `absent` whose job ended before it (Redis failed between the decision and queueing
+ * the job again, and no one made the decision again) is finished the same way, as `resolveUnknown()` finishes it: the
+ * payout is sent once more, whichever process decided and whether it still runs.
  */
 export class PayoutJobRepair {
   private timer: NodeJS.Timeout | undefined;
@@ -67,6 +73,8 @@ export class PayoutJobRepair {
       if (page.length === 0) return;
       const jobs = await Promise.all(page.map((payout) => queue.getJob(payoutJobId(payout.requestId))));
       const missing = page.filter((_, index) => !jobs[index]);
+      // A job queued again loses its end time: one still ended ran before the payout's state was written.
+      const ended = page.filter(({ state }, index) => state === 'queued' && jobs[index]?.finishedOn !== undefined);
       if (missing.length > 0) {
         await this.runs.addJobs(
           missing.map(({ request, runId }) => ({ request: request as unknown as CreatePayoutRequest, runId })),
@@ -76,7 +84,22 @@ export class PayoutJobRepair {
             'added again from the ledger: each one marked sending is parked as unknown, not sent again',
         );
       }
+      for (const { requestId } of ended) await this.finishDecision(requestId);
       after = page[page.length - 1]!.requestId;
     }
+  }
+
+  /** Queues the job of a payout decided absent whose job was not queued again; any other queued payout is left. */
+  private async finishDecision(requestId: string): Promise<void> {
+    const record = await this.runs.store.read(requestId);
+    if (record?.state !== 'queued' || record.resolution === undefined) return;
+    const { decision } = JSON.parse(record.resolution) as PayoutResolution;
+    // Finished as the same call again would finish it (logged as resolved, and counted); unless, meanwhile, another
+    // call did, or the job was taken up.
+    if (decision !== 'absent' || (await this.runs.resolveUnknown(requestId, 'absent')) !== 'resolved') return;
+    this.logger.warn(
+      `Payout ${printable(requestId)} of run ${printable(record.runId)} was decided absent, but its job had not ` +
+        'been queued again (Redis failed between the two steps): queued now by the job repair',
+    );
   }
 }

@@ -12,7 +12,14 @@ import {
 } from 'nestjs-payouts';
 import { payoutLedgerPostgres } from 'nestjs-payouts/postgres';
 import { payoutJobId, type PayoutRunsOptions } from 'nestjs-payouts/payout-runs';
-import { ACCESS_TOKEN, API_KEY, payout, type RunsApp, startRunsApp } from '../payout-runs/payout-runs-test-app.js';
+import {
+  ACCESS_TOKEN,
+  API_KEY,
+  payout,
+  type RunsApp,
+  startRunsApp,
+  userWithoutJobWrites,
+} from '../payout-runs/payout-runs-test-app.js';
 import { eventually } from '../support/eventually.js';
 import { MockPayoutsProvider, type ProviderPlan } from '../support/mock-payouts-provider.js';
 import { describeWithPostgres } from '../support/postgres-suite.js';
@@ -598,6 +605,67 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       const source = app.get<string, PayoutsHealthSource>(getPayoutsHealthSourceToken('payout-runs'));
       expect((await source.figures!()).reconciled).toMatchObject({ created: 1, absent: 0 });
       expect((await runs.progress('swept'))!.counts).toMatchObject({ sent: 1, unknown: 0, total: 1 });
+    }, 60_000);
+
+    it('queues the job of a payout decided absent whose job was not queued again, once no one decides again', async () => {
+      const plan: ProviderPlan = (_requestId, seenBefore) =>
+        seenBefore === 0 ? { kind: 'reset' } : { kind: 'created' };
+      const { runs, api, results, pool, untilJobsCompleted } = await start(plan, { attempts: 1, lockDurationMs: 2000 });
+      await runs.enqueue([payout('stranded-1')], { runId: 'stranded' });
+      await eventually(async () => (results.unknown.length === 1 ? true : undefined), 30_000, 'parked');
+      await untilJobsCompleted(['stranded-1']);
+
+      // Another instance decides with a Redis user that may not write the jobs: the decision is recorded, its job is
+      // not queued again, and that instance stops without deciding again.
+      const prefix = `ledger${prefixes}`;
+      const admin = new Redis({ host: '127.0.0.1', port: redis.port });
+      let logger: RunsApp['logger'];
+      try {
+        await userWithoutJobWrites(admin, 'decider', 'decider-pass-4c2a', prefix);
+        const decider = await startRunsApp(api.baseUrl, {
+          connection: { host: '127.0.0.1', port: redis.port, username: 'decider', password: 'decider-pass-4c2a' },
+          prefix,
+          rateLimit: false,
+          worker: false,
+          ledger: payoutLedgerPostgres({ pool, timeoutMs: 2000 }),
+        });
+        // Nest's logger is the last app's: the worker's lines go to it from now on.
+        logger = decider.logger;
+        try {
+          const failure = await decider.runs
+            .resolveUnknown('stranded-1', 'absent', { by: 'ops@example.com' })
+            .catch((error: unknown) => error);
+          expect(failure).toBeInstanceOf(PayoutRunResolveError);
+          expect(failure).toMatchObject({ requestId: 'stranded-1', decision: 'absent', recorded: 'yes' });
+        } finally {
+          await decider.app.close();
+        }
+      } finally {
+        await admin.call('ACL', 'DELUSER', 'decider');
+        admin.disconnect();
+      }
+      expect(
+        await rowsOf(
+          pool,
+          "SELECT state, resolution_decision FROM nestjs_payouts.payouts WHERE request_id = 'stranded-1'",
+        ),
+      ).toEqual([{ state: 'queued', resolution_decision: 'absent' }]);
+
+      // The worker's job repair finds it queued, unchanged for lockDurationMs, with a job that ended before.
+      await eventually(async () => (results.sent.length === 1 ? true : undefined), 30_000, 'sent once more');
+      expect(results.sent).toMatchObject([
+        { requestId: 'stranded-1', attempt: 2, resolution: { decision: 'absent', by: 'ops@example.com' } },
+      ]);
+      expect(api.requests.map((request) => request.requestId)).toEqual(['stranded-1', 'stranded-1']);
+      expect(logger.messages('warn').filter((line) => line.includes('stranded-1'))).toEqual([
+        'Payout stranded-1 of run stranded was decided absent, but its job had not been queued again (Redis failed ' +
+          'between the two steps): queued now by the job repair',
+      ]);
+      expect(logger.messages('log').filter((line) => line.includes('resolved as'))).toEqual([
+        'Payout stranded-1 of run stranded resolved as absent by "ops@example.com"; it is sent once more under the same ' +
+          'request_id',
+      ]);
+      expect((await runs.progress('stranded'))!.counts).toMatchObject({ queued: 0, sent: 1, unknown: 0, total: 1 });
     }, 60_000);
 
     it('shuts down after shutdownTimeoutMs when Redis stops answering while the job repair checks the queue', async () => {
