@@ -361,13 +361,12 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
     // A park of a stalled payout still under way stops waiting, and says what is left to do (see `parkStalled`).
     this.shutdown.abort();
     await Promise.all(this.parking);
-    // Its batch under way ends first (moved, or left pending for another relay), before the queue closes.
-    await this.relay?.stop();
-    this.relay = undefined;
     const { shutdownTimeoutMs } = this.config;
-    // Side by side, each up to shutdownTimeoutMs: neither needs the other stopped, and waiting for one after the other
-    // would make the shutdown last up to twice as long.
-    await Promise.all([this.repair?.stop(shutdownTimeoutMs), this.closeWorker(shutdownTimeoutMs)]);
+    // Side by side, as none needs another stopped, and waiting for one after another would add their waits up: the
+    // outbox relay's batch under way (moved, or left pending for another relay, within its own time limits), the job
+    // check and the payouts being sent (each up to shutdownTimeoutMs). All end before the queue closes.
+    await Promise.all([this.relay?.stop(), this.repair?.stop(shutdownTimeoutMs), this.closeWorker(shutdownTimeoutMs)]);
+    this.relay = undefined;
   }
 
   /** Stops taking payouts, and waits for those being sent up to `shutdownTimeoutMs`. */

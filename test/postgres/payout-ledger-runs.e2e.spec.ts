@@ -738,6 +738,57 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       expect(workerAtCheckWarning).toBeUndefined();
     }, 90_000);
 
+    it('waits for the outbox relay’s batch beside the payouts being sent when Redis stops answering at shutdown', async () => {
+      const { runs, pool, app, logger } = await start(() => ({ kind: 'created' }), { shutdownTimeoutMs: 1000 });
+      // Whether the worker's close had begun when the relay gave its batch up: the two are waited for side by side.
+      const health = app.get<PayoutsHealthSource>(getPayoutsHealthSourceToken('payout-runs'));
+      let workerAtRelayError: unknown = 'no error';
+      const error = logger.error.bind(logger);
+      logger.error = (...args: unknown[]) => {
+        if (String(args[0]).includes('Outbox relay')) workerAtRelayError = health.worker!();
+        error(...args);
+      };
+      let closed: unknown;
+      try {
+        process.kill(redis.pid!, 'SIGSTOP');
+        const client = await pool.connect();
+        try {
+          await client.query('BEGIN');
+          await runs.enqueue([payout('outbox-1')], { runId: 'outbox-shutdown', db: client });
+          await client.query('COMMIT');
+        } finally {
+          client.release();
+        }
+        // The relay holds the committed payout's row while the queue, waiting for Redis, does not take it.
+        await eventually(
+          async () => {
+            const free = await pool.query(
+              "SELECT 1 FROM nestjs_payouts.payouts WHERE request_id = 'outbox-1' FOR UPDATE SKIP LOCKED",
+            );
+            return free.rowCount === 0 ? true : undefined;
+          },
+          30_000,
+          'the relay holding the batch',
+        );
+        apps.splice(apps.indexOf(apps.find((started) => started.app === app)!), 1);
+        closed = await Promise.race([
+          app.close().then(() => 'closed'),
+          new Promise((resolve) => setTimeout(resolve, 30_000, 'still closing after 30 s')),
+        ]);
+      } finally {
+        process.kill(redis.pid!, 'SIGCONT');
+      }
+
+      expect(closed).toBe('closed');
+      expect(logger.messages('error').filter((line) => line.includes('Outbox relay'))).toEqual([
+        expect.stringMatching(/the queue did not take 1 pending payouts within 10000 ms/),
+      ]);
+      // The worker was no longer reported: its close had begun before the relay's batch ended.
+      expect(workerAtRelayError).toBeUndefined();
+      // Rolled back: still pending, for the next relay.
+      expect(await statesOf(pool)).toEqual({ pending: 1 });
+    }, 90_000);
+
     it('gives up on a parked payout once across instances: the ledger records it with the payout', async () => {
       const reconcile = { lookup: () => 'unknown' as const, settleAfterMs: 0, sweepEveryMs: 100, giveUpAfterMs: 1000 };
       const first = await start(() => ({ kind: 'failed', status: 500 }), { reconcile });
