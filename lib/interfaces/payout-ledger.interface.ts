@@ -110,6 +110,11 @@ export interface PayoutLedger {
   /** The `request_id`s of unknown outcomes, oldest first, and how many there are in all. */
   unknown(offset: number, limit: number): Promise<{ total: number; requestIds: string[] }>;
   /**
+   * The `request_id`s of payouts decided `absent` (`resolve()`) and still queued since at least `olderThanMs`, oldest
+   * first, up to `limit`: those whose job Redis may have failed to queue again after the decision.
+   */
+  decidedAbsent(olderThanMs: number, limit: number): Promise<string[]>;
+  /**
    * Payouts queued, sending or retrying since at least `olderThanMs`, in `request_id` order after `after`: a durable
    * ledger's, whose queue work Redis may have lost.
    */

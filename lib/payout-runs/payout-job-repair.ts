@@ -3,23 +3,23 @@ import type { PackageLogger } from '../common/package-logger.js';
 import { printable } from '../common/printable.js';
 import type { CreatePayoutRequest } from '../index.js';
 import { payoutJobId } from './payout-job.js';
-import type { PayoutResolution } from './payout-run-results.js';
 import type { PayoutRunsService } from './payout-runs.service.js';
 
 /** Payouts checked per page. */
 const PAGE = 500;
 
 /**
- * With a durable ledger, the ledger outlives the queue's jobs: Redis restarted without its last second of writes, or
- * flushed, can lose the job of a payout the ledger still has queued, sending or retrying, which nothing would then
- * send or park. Every `lockDurationMs`, on instances that run a worker, each such payout unchanged for at least that
- * long whose job is missing gets its job again, from the request the ledger kept. The job finds what the ledger says:
- * a payout queued or retrying is sent, one marked sending is parked as unknown, never sent again. Adding a job that
- * exists changes nothing, so instances repairing at once add each job once.
+ * Every `lockDurationMs`, on instances that run a worker, finds the payouts that nothing would send or park.
  *
- * A payout queued by a decision `absent` whose job ended before it (Redis failed between the decision and queueing
- * the job again, and no one made the decision again) is finished the same way, as `resolveUnknown()` finishes it: the
- * payout is sent once more, whichever process decided and whether it still runs.
+ * A payout decided `absent` whose job ended before the decision (Redis failed between recording the decision and
+ * queueing the job again, and no one made the decision again) is finished as `resolveUnknown()` finishes it: sent
+ * once more, whichever process decided and whether it still runs. Any ledger.
+ *
+ * With a durable ledger, the ledger outlives the queue's jobs: Redis restarted without its last second of writes, or
+ * flushed, can lose the job of a payout the ledger still has queued, sending or retrying. Each such payout unchanged
+ * for at least `lockDurationMs` whose job is missing gets its job again, from the request the ledger kept. The job
+ * finds what the ledger says: a payout queued or retrying is sent, one marked sending is parked as unknown, never sent
+ * again. Adding a job that exists changes nothing, so instances repairing at once add each job once.
  */
 export class PayoutJobRepair {
   private timer: NodeJS.Timeout | undefined;
@@ -65,6 +65,30 @@ export class PayoutJobRepair {
   }
 
   private async repairOnce(): Promise<void> {
+    if (this.runs.store.unsettled) await this.addMissingJobs();
+    await this.finishDecisions();
+  }
+
+  /** The payouts decided absent whose job ended before the decision: queued again, as the same call again would. */
+  private async finishDecisions(): Promise<void> {
+    const { store, queue, account } = this.runs;
+    if (this.timer === undefined) return;
+    const decided = await store.decidedAbsent(this.everyMs, PAGE);
+    const jobs = await Promise.all(decided.map((requestId) => queue.getJob(payoutJobId(requestId))));
+    for (const [index, requestId] of decided.entries()) {
+      // A job queued again loses its end time: one still ended ran before the decision. A missing one was added
+      // again just before, from a durable ledger; the Redis store lost the record with it.
+      if (this.timer === undefined || jobs[index]?.finishedOn === undefined) continue;
+      // Logged as resolved and counted, as a decision is; unless, meanwhile, another call queued the job.
+      if ((await this.runs.resolveUnknown(requestId, 'absent')) !== 'resolved') continue;
+      this.logger.warn(
+        `Payout ${printable(requestId)} of account '${account}' was decided absent, but its job had not been queued ` +
+          'again (Redis failed between the two steps): queued now by the job check',
+      );
+    }
+  }
+
+  private async addMissingJobs(): Promise<void> {
     const { store, queue } = this.runs;
     let after = '';
     for (;;) {
@@ -73,8 +97,6 @@ export class PayoutJobRepair {
       if (page.length === 0) return;
       const jobs = await Promise.all(page.map((payout) => queue.getJob(payoutJobId(payout.requestId))));
       const missing = page.filter((_, index) => !jobs[index]);
-      // A job queued again loses its end time: one still ended ran before the payout's state was written.
-      const ended = page.filter(({ state }, index) => state === 'queued' && jobs[index]?.finishedOn !== undefined);
       if (missing.length > 0) {
         await this.runs.addJobs(
           missing.map(({ request, runId }) => ({ request: request as unknown as CreatePayoutRequest, runId })),
@@ -84,22 +106,7 @@ export class PayoutJobRepair {
             'added again from the ledger: each one marked sending is parked as unknown, not sent again',
         );
       }
-      for (const { requestId } of ended) await this.finishDecision(requestId);
       after = page[page.length - 1]!.requestId;
     }
-  }
-
-  /** Queues the job of a payout decided absent whose job was not queued again; any other queued payout is left. */
-  private async finishDecision(requestId: string): Promise<void> {
-    const record = await this.runs.store.read(requestId);
-    if (record?.state !== 'queued' || record.resolution === undefined) return;
-    const { decision } = JSON.parse(record.resolution) as PayoutResolution;
-    // Finished as the same call again would finish it (logged as resolved, and counted); unless, meanwhile, another
-    // call did, or the job was taken up.
-    if (decision !== 'absent' || (await this.runs.resolveUnknown(requestId, 'absent')) !== 'resolved') return;
-    this.logger.warn(
-      `Payout ${printable(requestId)} of run ${printable(record.runId)} was decided absent, but its job had not ` +
-        'been queued again (Redis failed between the two steps): queued now by the job repair',
-    );
   }
 }

@@ -60,12 +60,13 @@ export interface PayoutRunsOptions {
   worker?: boolean;
   /**
    * How long a worker holds a payout without renewing its lock (it renews it while sending); a payout whose worker died
-   * is taken up by another once its lock has expired, and parked as unknown if it had begun to send. Default `30000`.
+   * is taken up by another once its lock has expired, and parked as unknown if it had begun to send. Also how often each
+   * worker checks for payouts whose job Redis failed to queue again, or, with a durable ledger, lost. Default `30000`.
    */
   lockDurationMs?: number;
   /**
-   * How long shutdown waits for the payouts being sent, and, beside them, for the reconciliation sweep and the durable
-   * ledger's job check under way, before it lets the process go. Default `30000`.
+   * How long shutdown waits for the payouts being sent, and, beside them, for the reconciliation sweep and the job
+   * check under way (see `lockDurationMs`), before it lets the process go. Default `30000`.
    */
   shutdownTimeoutMs?: number;
   /**

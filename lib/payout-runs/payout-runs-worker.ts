@@ -161,10 +161,8 @@ export class PayoutRunsWorker implements OnModuleInit, OnApplicationBootstrap, O
     this.worker = worker;
     await this.startOnceChecked(worker);
     // After the check, so that a worker refused at boot leaves nothing running.
-    if (store.durable && store.unsettled) {
-      this.repair = new PayoutJobRepair(this.runs, lockDurationMs, this.logger);
-      this.repair.start();
-    }
+    this.repair = new PayoutJobRepair(this.runs, lockDurationMs, this.logger);
+    this.repair.start();
     this.startRelay();
   }
 

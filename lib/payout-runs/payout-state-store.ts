@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { PayoutCountedState, PayoutLedger, PayoutLedgerClaim, PayoutLedgerRecord } from '../index.js';
 import { payoutKey } from './payout-job.js';
-import { BEGIN, CLAIM, PAUSE, RESOLVE, SETTLE } from './run-scripts.js';
+import { BEGIN, CLAIM, DECIDED_ABSENT, PAUSE, RESOLVE, SETTLE } from './run-scripts.js';
 import { ACQUIRE_SWEEP, GIVE_UP, RELEASE_SWEEP, RENEW_SWEEP } from './reconcile-scripts.js';
 
 /** Where a payout of a run stands, as its run's counts say. */
@@ -25,7 +25,8 @@ const SCRIPTS = {
   payoutRunsClaim: { numberOfKeys: 1, lua: CLAIM },
   payoutRunsBegin: { numberOfKeys: 2, lua: BEGIN },
   payoutRunsSettle: { numberOfKeys: 3, lua: SETTLE },
-  payoutRunsResolve: { numberOfKeys: 3, lua: RESOLVE },
+  payoutRunsResolve: { numberOfKeys: 4, lua: RESOLVE },
+  payoutRunsDecidedAbsent: { numberOfKeys: 1, lua: DECIDED_ABSENT },
   payoutRunsPause: { numberOfKeys: 1, lua: PAUSE },
   payoutRunsAcquireSweep: { numberOfKeys: 1, lua: ACQUIRE_SWEEP },
   payoutRunsRenewSweep: { numberOfKeys: 1, lua: RENEW_SWEEP },
@@ -63,6 +64,10 @@ export class PayoutStateStore implements PayoutLedger {
 
   private get unknownKey(): string {
     return `${this.base}:unknown`;
+  }
+
+  private get decidedAbsentKey(): string {
+    return `${this.base}:decided-absent`;
   }
 
   /** Claims each `request_id` of a chunk for `runId`, in one call: what became of each, in order. */
@@ -139,6 +144,7 @@ export class PayoutStateStore implements PayoutLedger {
       this.payoutKeyOf(requestId),
       this.runKeyOf(runId),
       this.unknownKey,
+      this.decidedAbsentKey,
       decision,
       JSON.stringify(resolution),
       Date.now(),
@@ -215,6 +221,14 @@ export class PayoutStateStore implements PayoutLedger {
       client.zrange(this.unknownKey, offset, offset + limit - 1),
     ]);
     return { total, requestIds };
+  }
+
+  async decidedAbsent(olderThanMs: number, limit: number): Promise<string[]> {
+    return (await this.run('payoutRunsDecidedAbsent', [
+      this.decidedAbsentKey,
+      Date.now() - olderThanMs,
+      limit,
+    ])) as string[];
   }
 
   private async client(): Promise<ScriptClient> {

@@ -91,7 +91,8 @@ return {'settled', to}
 
 /**
  * A person's decision on an unknown outcome: `sent` (final) or `absent` (queued again, to send once more). The record
- * keeps its expiry, renewed when the payout settles again.
+ * keeps its expiry, renewed when the payout settles again. A payout decided absent joins KEYS[4], the decisions whose
+ * job is checked later (see `DECIDED_ABSENT`).
  */
 export const RESOLVE = `
 local state = redis.call('HGET', KEYS[1], 'state')
@@ -104,7 +105,26 @@ redis.call('HINCRBY', KEYS[2], 'unknown', -1)
 redis.call('HINCRBY', KEYS[2], to, 1)
 redis.call('HSET', KEYS[1], 'state', to, 'resolution', ARGV[2], 'since', ARGV[3], 'handled', '[]')
 redis.call('HDEL', KEYS[1], 'completes')
+if to == 'queued' then redis.call('ZADD', KEYS[4], ARGV[3], KEYS[1]) end
 return 'resolved'
+`;
+
+/**
+ * The payouts decided absent at ARGV[1] ms or earlier and still queued, oldest first, up to ARGV[2]: their
+ * `request_id`s. KEYS[1] holds the keys of their records (in the same hash slot, by the prefix's hash tag); one no
+ * longer queued (sent since, or expired) leaves it.
+ */
+export const DECIDED_ABSENT = `
+local found = {}
+for _, key in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2])) do
+  local fields = redis.call('HMGET', key, 'state', 'rid')
+  if fields[1] == 'queued' then
+    found[#found + 1] = fields[2]
+  else
+    redis.call('ZREM', KEYS[1], key)
+  end
+end
+return found
 `;
 
 /**

@@ -240,6 +240,19 @@ export class PostgresPayoutLedger implements PayoutLedger {
     return { total: Number(row!.total), requestIds: JSON.parse(String(row!.ids)) as string[] };
   }
 
+  async decidedAbsent(olderThanMs: number, limit: number): Promise<string[]> {
+    const rows = await this.query(
+      'list the payouts decided absent',
+      false,
+      `SELECT request_id FROM ${this.s}.payouts WHERE account = $1 AND state = 'queued' ` +
+        `AND resolution_decision = 'absent' ` +
+        `AND state_since < now() - make_interval(secs => $2::double precision / 1000) ` +
+        `ORDER BY state_since, request_id LIMIT $3`,
+      [this.account, olderThanMs, limit],
+    );
+    return rows.map((row) => String(row.request_id));
+  }
+
   async unsettled(olderThanMs: number, after: string, limit: number): Promise<PayoutLedgerUnsettled[]> {
     const rows = await this.query(
       'list the unsettled payouts',

@@ -59,9 +59,9 @@ describeWithRedis('resolveUnknown() while Redis fails', () => {
   };
 
   /** A worker that parks each of `ids` as unknown, and, beside it, an instance that decides on them as `resolver`. */
-  const parked = async (ids: string[]) => {
+  const parked = async (ids: string[], workerOptions: Partial<PayoutRunsOptions> = {}) => {
     const prefix = `resolving${++prefixes}`;
-    const worker = await start({ prefix });
+    const worker = await start({ prefix, ...workerOptions });
     await worker.runs.enqueue(
       ids.map((id) => payout(id)),
       { runId: 'resolving' },
@@ -134,6 +134,41 @@ describeWithRedis('resolveUnknown() while Redis fails', () => {
         'request_id',
       'Payout r-sent of run resolving resolved as sent by "ops@example.com"; the sent handlers run',
     ]);
+  }, 60_000);
+
+  it('has the worker queue the job of a decision absent that no one makes again, once lockDurationMs has passed', async () => {
+    const { worker, resolver } = await parked(['r-stranded'], { lockDurationMs: 2000 });
+
+    const failure = await resolver.runs
+      .resolveUnknown('r-stranded', 'absent', { by: 'ops@example.com' })
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(PayoutRunResolveError);
+    expect(failure).toMatchObject({ requestId: 'r-stranded', decision: 'absent', recorded: 'yes' });
+    // The instance that decided stops without deciding again; Nest's logger stays the last app's, the resolver's.
+    await resolver.app.close();
+    apps.splice(apps.indexOf(resolver), 1);
+    expect((await worker.runs.progress('resolving'))!.counts).toMatchObject({ queued: 1, sent: 0, unknown: 0 });
+
+    // The worker's check, every lockDurationMs, finds it decided that long ago with a job that ended before.
+    await eventually(async () => (worker.results.sent.length === 1 ? true : undefined), 20_000, 'sent once more');
+    expect(worker.results.sent).toMatchObject([
+      { requestId: 'r-stranded', attempt: 2, resolution: { decision: 'absent', by: 'ops@example.com' } },
+    ]);
+    expect(provider.processedCounts().get('r-stranded')).toBe(2);
+    expect(resolver.logger.messages('warn').filter((line) => line.includes('r-stranded'))).toEqual([
+      "Payout r-stranded of account 'default' was decided absent, but its job had not been queued again (Redis " +
+        'failed between the two steps): queued now by the job check',
+    ]);
+    expect(resolver.logger.messages('log').filter((line) => line.includes('resolved as'))).toEqual([
+      'Payout r-stranded of run resolving resolved as absent by "ops@example.com"; it is sent once more under the ' +
+        'same request_id',
+    ]);
+    await eventually(
+      async () => ((await worker.runs.progress('resolving'))?.completedAt ? true : undefined),
+      20_000,
+      'the run completes',
+    );
+    expect((await worker.runs.progress('resolving'))!.counts).toMatchObject({ queued: 0, sent: 1, unknown: 0 });
   }, 60_000);
 
   it('never carries out the other decision in place of the unfinished one', async () => {

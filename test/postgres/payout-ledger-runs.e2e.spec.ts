@@ -658,8 +658,8 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       ]);
       expect(api.requests.map((request) => request.requestId)).toEqual(['stranded-1', 'stranded-1']);
       expect(logger.messages('warn').filter((line) => line.includes('stranded-1'))).toEqual([
-        'Payout stranded-1 of run stranded was decided absent, but its job had not been queued again (Redis failed ' +
-          'between the two steps): queued now by the job repair',
+        "Payout stranded-1 of account 'default' was decided absent, but its job had not been queued again (Redis " +
+          'failed between the two steps): queued now by the job check',
       ]);
       expect(logger.messages('log').filter((line) => line.includes('resolved as'))).toEqual([
         'Payout stranded-1 of run stranded resolved as absent by "ops@example.com"; it is sent once more under the same ' +
