@@ -76,6 +76,31 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
         timeoutMs,
         `run ${runId} completes`,
       );
+    /**
+     * What the health source reports of `started`'s worker when it logs a line of `level` holding `text`: whether the
+     * worker's close had begun then. `'not logged'` until it does.
+     */
+    const workerWhenLogged = (started: RunsApp, level: 'warn' | 'error', text: string) => {
+      const health = started.app.get<PayoutsHealthSource>(getPayoutsHealthSourceToken('payout-runs'));
+      const seen: { worker: unknown } = { worker: 'not logged' };
+      const log = started.logger[level].bind(started.logger);
+      started.logger[level] = (...args: unknown[]) => {
+        if (String(args[0]).includes(text)) seen.worker = health.worker!();
+        log(...args);
+      };
+      return seen;
+    };
+    /** Closes `started` (left out of the closes after the test): `'closed'`, or what it still does after 30 s. */
+    const closeWithin30s = (started: RunsApp) => {
+      apps.splice(
+        apps.findIndex((app) => app.app === started.app),
+        1,
+      );
+      return Promise.race([
+        started.app.close().then(() => 'closed'),
+        new Promise((resolve) => setTimeout(resolve, 30_000, 'still closing after 30 s')),
+      ]);
+    };
     /** The connections whose decision on an unknown outcome waits for a row another transaction holds. */
     const decisionsWaiting = async (pool: pg.Pool) =>
       (
@@ -669,18 +694,10 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
     }, 60_000);
 
     it('shuts down after shutdownTimeoutMs when Redis stops answering while the job repair checks the queue', async () => {
-      const { runs, api, pool, app, logger } = await start(() => ({ kind: 'created' }), {
-        lockDurationMs: 500,
-        shutdownTimeoutMs: 1000,
-      });
+      const started = await start(() => ({ kind: 'created' }), { lockDurationMs: 500, shutdownTimeoutMs: 1000 });
+      const { runs, api, pool, logger } = started;
       // Whether the worker's close had begun when the job check's wait ended: the two are waited for side by side.
-      const health = app.get<PayoutsHealthSource>(getPayoutsHealthSourceToken('payout-runs'));
-      let workerAtCheckWarning: unknown = 'no warning';
-      const warn = logger.warn.bind(logger);
-      logger.warn = (...args: unknown[]) => {
-        if (String(args[0]).includes('queue jobs')) workerAtCheckWarning = health.worker!();
-        warn(...args);
-      };
+      const atCheckWarning = workerWhenLogged(started, 'warn', 'queue jobs');
       const release = api.hold('repair-1');
       await runs.enqueue([payout('repair-1')], { runId: 'repairing' });
       // Sending for long enough that the repair's next pass checks its job.
@@ -711,11 +728,7 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
         );
         process.kill(redis.pid!, 'SIGSTOP');
         await holder.query('COMMIT');
-        apps.splice(apps.indexOf(apps.find((started) => started.app === app)!), 1);
-        closed = await Promise.race([
-          app.close().then(() => 'closed'),
-          new Promise((resolve) => setTimeout(resolve, 30_000, 'still closing after 30 s')),
-        ]);
+        closed = await closeWithin30s(started);
       } finally {
         process.kill(redis.pid!, 'SIGCONT');
         holder.release();
@@ -735,19 +748,14 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
           'shutdownTimeoutMs (1000 ms): it is left to stop with the process; each worker checks every lockDurationMs',
       ]);
       // The worker was no longer reported: its close had begun before the job check's wait ended.
-      expect(workerAtCheckWarning).toBeUndefined();
+      expect(atCheckWarning.worker).toBeUndefined();
     }, 90_000);
 
     it('waits for the outbox relay’s batch beside the payouts being sent when Redis stops answering at shutdown', async () => {
-      const { runs, pool, app, logger } = await start(() => ({ kind: 'created' }), { shutdownTimeoutMs: 1000 });
+      const started = await start(() => ({ kind: 'created' }), { shutdownTimeoutMs: 1000 });
+      const { runs, pool, logger } = started;
       // Whether the worker's close had begun when the relay gave its batch up: the two are waited for side by side.
-      const health = app.get<PayoutsHealthSource>(getPayoutsHealthSourceToken('payout-runs'));
-      let workerAtRelayError: unknown = 'no error';
-      const error = logger.error.bind(logger);
-      logger.error = (...args: unknown[]) => {
-        if (String(args[0]).includes('Outbox relay')) workerAtRelayError = health.worker!();
-        error(...args);
-      };
+      const atRelayError = workerWhenLogged(started, 'error', 'Outbox relay');
       let closed: unknown;
       try {
         process.kill(redis.pid!, 'SIGSTOP');
@@ -770,11 +778,7 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
           30_000,
           'the relay holding the batch',
         );
-        apps.splice(apps.indexOf(apps.find((started) => started.app === app)!), 1);
-        closed = await Promise.race([
-          app.close().then(() => 'closed'),
-          new Promise((resolve) => setTimeout(resolve, 30_000, 'still closing after 30 s')),
-        ]);
+        closed = await closeWithin30s(started);
       } finally {
         process.kill(redis.pid!, 'SIGCONT');
       }
@@ -784,7 +788,7 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
         expect.stringMatching(/the queue did not take 1 pending payouts within 10000 ms/),
       ]);
       // The worker was no longer reported: its close had begun before the relay's batch ended.
-      expect(workerAtRelayError).toBeUndefined();
+      expect(atRelayError.worker).toBeUndefined();
       // Rolled back: still pending, for the next relay.
       expect(await statesOf(pool)).toEqual({ pending: 1 });
     }, 90_000);
