@@ -44,9 +44,9 @@ export class PayoutJobRepair {
     this.timer = undefined;
     if (await endsWithin(this.repairing, timeoutMs)) return;
     this.logger.warn(
-      `The check of the ledger's payouts of account '${this.runs.account}' for missing queue jobs did not end within ` +
-        `shutdownTimeoutMs (${timeoutMs} ms): it is left to stop with the process; each worker checks every ` +
-        'lockDurationMs',
+      `The check of the payouts of account '${this.runs.account}' for queue jobs lost or not queued again did not ` +
+        `end within shutdownTimeoutMs (${timeoutMs} ms): it is left to stop with the process; each worker checks ` +
+        'every lockDurationMs',
     );
   }
 
@@ -56,7 +56,9 @@ export class PayoutJobRepair {
       .catch((error: unknown) => {
         // A pass left behind by the shutdown fails once the queue closes: the shutdown said so already.
         if (this.timer === undefined) return;
-        this.logger.warn(`Could not check the queue jobs of the ledger's payouts: ${(error as Error).message}`);
+        this.logger.warn(
+          `Could not check the queue jobs of the payouts of account '${this.runs.account}': ${(error as Error).message}`,
+        );
       })
       .finally(() => {
         this.repairing = undefined;

@@ -744,7 +744,7 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       ).toEqual([
         'Payouts still being sent after shutdownTimeoutMs (1000 ms) are left to stop with the process; another ' +
           'worker parks them as unknown once their locks expire',
-        "The check of the ledger's payouts of account 'default' for missing queue jobs did not end within " +
+        "The check of the payouts of account 'default' for queue jobs lost or not queued again did not end within " +
           'shutdownTimeoutMs (1000 ms): it is left to stop with the process; each worker checks every lockDurationMs',
       ]);
       // The worker was no longer reported: its close had begun before the job check's wait ended.
