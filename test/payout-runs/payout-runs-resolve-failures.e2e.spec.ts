@@ -148,6 +148,9 @@ describeWithRedis('resolveUnknown() while Redis fails', () => {
     await resolver.app.close();
     apps.splice(apps.indexOf(resolver), 1);
     expect((await worker.runs.progress('resolving'))!.counts).toMatchObject({ queued: 1, sent: 0, unknown: 0 });
+    // The decisions the check looks at: this one, until the payout is no longer queued.
+    const decided = `${worker.runs.queue.qualifiedName}:runs:decided-absent`;
+    expect(await admin.zcard(decided)).toBe(1);
 
     // The worker's check, every lockDurationMs, finds it decided that long ago with a job that ended before.
     await eventually(async () => (worker.results.sent.length === 1 ? true : undefined), 20_000, 'sent once more');
@@ -169,6 +172,8 @@ describeWithRedis('resolveUnknown() while Redis fails', () => {
       'the run completes',
     );
     expect((await worker.runs.progress('resolving'))!.counts).toMatchObject({ queued: 0, sent: 1, unknown: 0 });
+    // Sent: the next check lets it go, and the set of decisions holds nothing for ever.
+    await eventually(async () => ((await admin.zcard(decided)) === 0 ? true : undefined), 20_000, 'the set emptied');
   }, 60_000);
 
   it('never carries out the other decision in place of the unfinished one', async () => {
