@@ -493,7 +493,6 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       );
       await eventually(async () => (results.unknown.length === 2 ? true : undefined), 30_000, 'both parked');
       await untilJobsCompleted(ids);
-      const decisionWaiting = () => decisionsWaiting(pool);
       /**
        * Decides `absent` on `id` while a transaction holds its row, so that the ledger gives up on the reply after its
        * `timeoutMs`; the statement still waits on the connection left behind. `end` ends it before the row is let go.
@@ -507,7 +506,7 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
             (outcome) => outcome,
             (rejection: unknown) => rejection,
           );
-          const [waiting] = await decisionWaiting();
+          const [waiting] = await decisionsWaiting(pool);
           expect(waiting).toEqual(expect.any(Number));
           if (end === 'is-terminated') await pool.query('SELECT pg_terminate_backend($1)', [waiting]);
           await holder.query('COMMIT');
@@ -536,7 +535,11 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
             'resolveUnknown() again with the same decision is safe: it finishes what is left, and sends nothing twice.',
         );
         expect((error as PayoutRunResolveError).cause).toBeInstanceOf(PayoutLedgerUnavailableError);
-        await eventually(async () => ((await decisionWaiting()).length === 0 ? true : undefined), 10_000, 'no wait');
+        await eventually(
+          async () => ((await decisionsWaiting(pool)).length === 0 ? true : undefined),
+          10_000,
+          'no wait',
+        );
       }
       // The statement left behind wrote the decision once the row was let go; the one terminated wrote nothing.
       await eventually(
