@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { PayoutLedgerUnavailableError, PayoutRunResolveError } from 'nestjs-payouts';
-import type { PayoutRunsOptions } from 'nestjs-payouts/payout-runs';
+import { payoutJobId, type PayoutRunsOptions } from 'nestjs-payouts/payout-runs';
 import { eventually } from '../support/eventually.js';
 import { MockPayoutsProvider } from '../support/mock-payouts-provider.js';
 import { describeWithRedis } from '../support/redis-suite.js';
@@ -176,7 +176,7 @@ describeWithRedis('resolveUnknown() while Redis fails', () => {
     await eventually(async () => ((await admin.zcard(decided)) === 0 ? true : undefined), 20_000, 'the set emptied');
   }, 60_000);
 
-  it('never carries out the other decision in place of the unfinished one', async () => {
+  it('never carries out the other decision in place of an earlier one, finished or not', async () => {
     const { worker, resolver } = await parked(['r-other']);
 
     expect(await resolver.runs.resolveUnknown('r-other', 'absent').catch((e: unknown) => e)).toBeInstanceOf(
@@ -184,10 +184,29 @@ describeWithRedis('resolveUnknown() while Redis fails', () => {
     );
     await admin.call('ACL', 'SETUSER', 'resolver', 'allkeys');
 
+    // Unfinished: the payout waits to be sent once more, not for its sent handlers.
     expect(await resolver.runs.resolveUnknown('r-other', 'sent')).toBe('not-unknown');
     expect(provider.processedCounts().get('r-other')).toBe(1);
     expect(worker.results.sent).toEqual([]);
     expect((await worker.runs.progress('resolving'))!.counts).toMatchObject({ queued: 1, sent: 0, unknown: 0 });
+
+    // Finished: sent once more, and its sent handler fails at each of the job's three attempts, so that the job ends
+    // failed with the payout sent, as an unfinished decision sent would leave it. Only the decision tells them apart.
+    worker.results.failSent = 3;
+    expect(await resolver.runs.resolveUnknown('r-other', 'absent')).toBe('resolved');
+    await eventually(
+      async () => ((await worker.runs.queue.getJobState(payoutJobId('r-other'))) === 'failed' ? true : undefined),
+      20_000,
+      'the job failed',
+    );
+    expect(worker.results.failSent).toBe(0);
+    expect(await resolver.runs.resolveUnknown('r-other', 'sent')).toBe('not-unknown');
+    expect(await worker.runs.queue.getJobState(payoutJobId('r-other'))).toBe('failed');
+    expect(provider.processedCounts().get('r-other')).toBe(2);
+    expect(worker.results.sent).toEqual([]);
+    expect(resolver.logger.messages('log').filter((line) => line.includes('resolved as'))).toEqual([
+      'Payout r-other of run resolving resolved as absent; it is sent once more under the same request_id',
+    ]);
   }, 60_000);
 
   it('rejects progress(), listUnknown() and resolveUnknown() after enqueueTimeoutMs while Redis does not answer', async () => {
