@@ -156,6 +156,7 @@ export type {
   PayoutLedgerBegin,
   PayoutLedgerClaim,
   PayoutLedgerCounts,
+  PayoutLedgerDecision,
   PayoutLedgerFactory,
   PayoutLedgerRecord,
   PayoutLedgerState,

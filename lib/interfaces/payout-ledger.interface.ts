@@ -48,6 +48,12 @@ export interface PayoutLedgerCounts {
   readonly completedAt?: number;
 }
 
+/** A decision on a payout whose job has not run since it was recorded. */
+export interface PayoutLedgerDecision {
+  readonly requestId: string;
+  readonly decision: 'sent' | 'absent';
+}
+
 /** A payout not settled yet, whose queue work can be made again from the ledger (a durable ledger only). */
 export interface PayoutLedgerUnsettled {
   readonly requestId: string;
@@ -78,7 +84,8 @@ export interface PayoutLedger {
   ): Promise<PayoutLedgerClaim[]>;
   /**
    * Writes the "sending" mark (owned by `token`) before a request leaves, from queued or retrying only; a mark already
-   * there is `interrupted`, unless `takeOver` (the provider dedupes `request_id`), which sends again.
+   * there is `interrupted`, unless `takeOver` (the provider dedupes `request_id`), which sends again. A payout found
+   * `sent` is `settled`, and a decision `sent` on it no longer awaits its job (`decisionsAwaitingJobs()`): this is it.
    */
   begin(requestId: string, runId: string, token: string, takeOver: boolean): Promise<PayoutLedgerBegin>;
   /** Replaces the mark of `token` (`'*'`: anyone's) with `state`; `lost` when the mark is no longer there. */
@@ -110,10 +117,11 @@ export interface PayoutLedger {
   /** The `request_id`s of unknown outcomes, oldest first, and how many there are in all. */
   unknown(offset: number, limit: number): Promise<{ total: number; requestIds: string[] }>;
   /**
-   * The `request_id`s of payouts decided `absent` (`resolve()`) and still queued since at least `olderThanMs`, oldest
-   * first, up to `limit`: those whose job Redis may have failed to queue again after the decision.
+   * The payouts decided (`resolve()`) at least `olderThanMs` ago whose job has not run since, oldest first, up to
+   * `limit`: one decided `absent` still queued, one decided `sent` whose job `begin()` has not found settled since.
+   * Redis may have failed to queue their job again after the decision.
    */
-  decidedAbsent(olderThanMs: number, limit: number): Promise<string[]>;
+  decisionsAwaitingJobs(olderThanMs: number, limit: number): Promise<PayoutLedgerDecision[]>;
   /**
    * Payouts queued, sending or retrying since at least `olderThanMs`, in `request_id` order after `after`: a durable
    * ledger's, whose queue work Redis may have lost.

@@ -9,11 +9,12 @@ import type { PayoutRunsService } from './payout-runs.service.js';
 const PAGE = 500;
 
 /**
- * Every `lockDurationMs`, on instances that run a worker, finds the payouts that nothing would send or park.
+ * Every `lockDurationMs`, on instances that run a worker, finds the payouts that nothing would send, park or handle.
  *
- * A payout decided `absent` whose job ended before the decision (Redis failed between recording the decision and
- * queueing the job again, and no one made the decision again) is finished as `resolveUnknown()` finishes it: sent
- * once more, whichever process decided and whether it still runs. Any ledger.
+ * A payout decided whose job ended before the decision (Redis failed between recording the decision and queueing the
+ * job again, and no one made the decision again) is finished as `resolveUnknown()` finishes it, whichever process
+ * decided and whether it still runs: decided `absent`, sent once more; decided `sent`, its sent handlers run. Any
+ * ledger.
  *
  * With a durable ledger, the ledger outlives the queue's jobs: Redis restarted without its last second of writes, or
  * flushed, can lose the job of a payout the ledger still has queued, sending or retrying. Each such payout unchanged
@@ -71,21 +72,24 @@ export class PayoutJobRepair {
     await this.finishDecisions();
   }
 
-  /** The payouts decided absent whose job ended before the decision: queued again, as the same call again would. */
+  /** The payouts decided whose job ended before the decision: queued again, as the same call again would. */
   private async finishDecisions(): Promise<void> {
     const { store, queue, account } = this.runs;
     if (this.timer === undefined) return;
-    const decided = await store.decidedAbsent(this.everyMs, PAGE);
-    const jobs = await Promise.all(decided.map((requestId) => queue.getJob(payoutJobId(requestId))));
-    for (const [index, requestId] of decided.entries()) {
-      // A job queued again loses its end time: one still ended ran before the decision. A missing one was added
-      // again just before, from a durable ledger; the Redis store lost the record with it.
-      if (this.timer === undefined || jobs[index]?.finishedOn === undefined) continue;
+    const decided = await store.decisionsAwaitingJobs(this.everyMs, PAGE);
+    const jobs = await Promise.all(decided.map(({ requestId }) => queue.getJob(payoutJobId(requestId))));
+    for (const [index, { requestId, decision }] of decided.entries()) {
+      if (this.timer === undefined) return;
+      // A job queued again loses its end time: one still ended ran before the decision. A missing one was lost with
+      // Redis's data: a durable ledger makes it again from the request it kept (one decided absent, still queued, was
+      // made again just before, by `addMissingJobs`); the Redis store lost the record with it.
+      const job = jobs[index];
+      if (job ? job.finishedOn === undefined : !store.durable) continue;
       // Logged as resolved and counted, as a decision is; unless, meanwhile, another call queued the job.
-      if ((await this.runs.resolveUnknown(requestId, 'absent')) !== 'resolved') continue;
+      if ((await this.runs.resolveUnknown(requestId, decision)) !== 'resolved') continue;
       this.logger.warn(
-        `Payout ${printable(requestId)} of account '${account}' was decided absent, but its job had not been queued ` +
-          'again (Redis failed between the two steps): queued now by the job check',
+        `Payout ${printable(requestId)} of account '${account}' was decided ${decision}, but its job had not been ` +
+          'queued again (Redis failed between the two steps, or lost the job): queued now by the job check',
       );
     }
   }

@@ -1,7 +1,13 @@
 import type { Queue } from 'bullmq';
-import type { PayoutCountedState, PayoutLedger, PayoutLedgerClaim, PayoutLedgerRecord } from '../index.js';
+import type {
+  PayoutCountedState,
+  PayoutLedger,
+  PayoutLedgerClaim,
+  PayoutLedgerDecision,
+  PayoutLedgerRecord,
+} from '../index.js';
 import { payoutKey } from './payout-job.js';
-import { BEGIN, CLAIM, DECIDED_ABSENT, PAUSE, RESOLVE, SETTLE } from './run-scripts.js';
+import { BEGIN, CLAIM, DECISIONS_AWAITING_JOBS, PAUSE, RESOLVE, SETTLE } from './run-scripts.js';
 import { ACQUIRE_SWEEP, GIVE_UP, RELEASE_SWEEP, RENEW_SWEEP } from './reconcile-scripts.js';
 
 /** Where a payout of a run stands, as its run's counts say. */
@@ -26,7 +32,7 @@ const SCRIPTS = {
   payoutRunsBegin: { numberOfKeys: 2, lua: BEGIN },
   payoutRunsSettle: { numberOfKeys: 3, lua: SETTLE },
   payoutRunsResolve: { numberOfKeys: 4, lua: RESOLVE },
-  payoutRunsDecidedAbsent: { numberOfKeys: 1, lua: DECIDED_ABSENT },
+  payoutRunsDecisionsAwaitingJobs: { numberOfKeys: 1, lua: DECISIONS_AWAITING_JOBS },
   payoutRunsPause: { numberOfKeys: 1, lua: PAUSE },
   payoutRunsAcquireSweep: { numberOfKeys: 1, lua: ACQUIRE_SWEEP },
   payoutRunsRenewSweep: { numberOfKeys: 1, lua: RENEW_SWEEP },
@@ -66,8 +72,8 @@ export class PayoutStateStore implements PayoutLedger {
     return `${this.base}:unknown`;
   }
 
-  private get decidedAbsentKey(): string {
-    return `${this.base}:decided-absent`;
+  private get decidedKey(): string {
+    return `${this.base}:decided`;
   }
 
   /** Claims each `request_id` of a chunk for `runId`, in one call: what became of each, in order. */
@@ -144,7 +150,7 @@ export class PayoutStateStore implements PayoutLedger {
       this.payoutKeyOf(requestId),
       this.runKeyOf(runId),
       this.unknownKey,
-      this.decidedAbsentKey,
+      this.decidedKey,
       decision,
       JSON.stringify(resolution),
       Date.now(),
@@ -223,12 +229,17 @@ export class PayoutStateStore implements PayoutLedger {
     return { total, requestIds };
   }
 
-  async decidedAbsent(olderThanMs: number, limit: number): Promise<string[]> {
-    return (await this.run('payoutRunsDecidedAbsent', [
-      this.decidedAbsentKey,
+  async decisionsAwaitingJobs(olderThanMs: number, limit: number): Promise<PayoutLedgerDecision[]> {
+    const reply = (await this.run('payoutRunsDecisionsAwaitingJobs', [
+      this.decidedKey,
       Date.now() - olderThanMs,
       limit,
     ])) as string[];
+    const decisions: PayoutLedgerDecision[] = [];
+    for (let index = 0; index < reply.length; index += 2) {
+      decisions.push({ requestId: reply[index]!, decision: reply[index + 1] as 'sent' | 'absent' });
+    }
+    return decisions;
   }
 
   private async client(): Promise<ScriptClient> {

@@ -45,7 +45,7 @@ return replies
  * Writes the "sending" marker before a request leaves: only from queued or retrying. A marker already there means a
  * worker began to send and no outcome was recorded (it died, or lost its lock): `interrupted`, unless ARGV[3] is '1'
  * (the provider dedupes `request_id`), which sends again under the same id. Says which request this is, and a person's
- * decision that led to it.
+ * decision that led to it. A payout sent is settled: a decision sent on it no longer awaits its job, this one.
  */
 export const BEGIN = `
 local state = redis.call('HGET', KEYS[1], 'state')
@@ -60,6 +60,7 @@ if state == 'queued' or state == 'retrying' or (state == 'sending' and ARGV[3] =
   return {'send', tostring(attempt), redis.call('HGET', KEYS[1], 'resolution') or ''}
 end
 if state == 'sending' then return {'interrupted'} end
+if state == 'sent' then redis.call('HDEL', KEYS[1], 'awaitsjob') end
 return {'settled', state}
 `;
 
@@ -91,8 +92,8 @@ return {'settled', to}
 
 /**
  * A person's decision on an unknown outcome: `sent` (final) or `absent` (queued again, to send once more). The record
- * keeps its expiry, renewed when the payout settles again. A payout decided absent joins KEYS[4], the decisions whose
- * job is checked later (see `DECIDED_ABSENT`).
+ * keeps its expiry, renewed when the payout settles again. The payout joins KEYS[4], the decisions whose job is checked
+ * later (see `DECISIONS_AWAITING_JOBS`); one decided sent awaits its job until `BEGIN` finds it settled.
  */
 export const RESOLVE = `
 local state = redis.call('HGET', KEYS[1], 'state')
@@ -105,21 +106,27 @@ redis.call('HINCRBY', KEYS[2], 'unknown', -1)
 redis.call('HINCRBY', KEYS[2], to, 1)
 redis.call('HSET', KEYS[1], 'state', to, 'resolution', ARGV[2], 'since', ARGV[3], 'handled', '[]')
 redis.call('HDEL', KEYS[1], 'completes')
-if to == 'queued' then redis.call('ZADD', KEYS[4], ARGV[3], KEYS[1]) end
+if to == 'sent' then redis.call('HSET', KEYS[1], 'awaitsjob', '1') end
+redis.call('ZADD', KEYS[4], ARGV[3], KEYS[1])
 return 'resolved'
 `;
 
 /**
- * The payouts decided absent at ARGV[1] ms or earlier and still queued, oldest first, up to ARGV[2]: their
- * `request_id`s. KEYS[1] holds the keys of their records (in the same hash slot, by the prefix's hash tag); one no
- * longer queued (sent since, or expired) leaves it.
+ * The payouts decided at ARGV[1] ms or earlier whose job has not run since, oldest first, up to ARGV[2]: the
+ * `request_id` and the decision of each, one after the other. KEYS[1] holds the keys of their records (in the same hash
+ * slot, by the prefix's hash tag). Decided absent, a payout stays queued until its job begins to send it; decided sent,
+ * it awaits its job until `BEGIN` finds it settled. Any other (sent since, its job run, or expired) leaves KEYS[1].
  */
-export const DECIDED_ABSENT = `
+export const DECISIONS_AWAITING_JOBS = `
 local found = {}
 for _, key in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2])) do
-  local fields = redis.call('HMGET', key, 'state', 'rid')
+  local fields = redis.call('HMGET', key, 'state', 'rid', 'awaitsjob')
   if fields[1] == 'queued' then
     found[#found + 1] = fields[2]
+    found[#found + 1] = 'absent'
+  elseif fields[1] == 'sent' and fields[3] then
+    found[#found + 1] = fields[2]
+    found[#found + 1] = 'sent'
   else
     redis.call('ZREM', KEYS[1], key)
   end

@@ -3,6 +3,7 @@ import type {
   PayoutLedgerBegin,
   PayoutLedgerClaim,
   PayoutLedgerCounts,
+  PayoutLedgerDecision,
   PayoutLedgerRecord,
   PayoutLedgerState,
   PayoutLedgerUnsettled,
@@ -240,17 +241,21 @@ export class PostgresPayoutLedger implements PayoutLedger {
     return { total: Number(row!.total), requestIds: JSON.parse(String(row!.ids)) as string[] };
   }
 
-  async decidedAbsent(olderThanMs: number, limit: number): Promise<string[]> {
+  async decisionsAwaitingJobs(olderThanMs: number, limit: number): Promise<PayoutLedgerDecision[]> {
+    // Decided absent: queued until its job begins to send it; decided sent: until its job finds it settled.
     const rows = await this.query(
-      'list the payouts decided absent',
+      'list the decisions awaiting their jobs',
       false,
-      `SELECT request_id FROM ${this.s}.payouts WHERE account = $1 AND state = 'queued' ` +
-        `AND resolution_decision = 'absent' ` +
+      `SELECT request_id, resolution_decision FROM ${this.s}.payouts WHERE account = $1 ` +
+        `AND ((state = 'queued' AND resolution_decision = 'absent') OR awaits_job) ` +
         `AND state_since < now() - make_interval(secs => $2::double precision / 1000) ` +
         `ORDER BY state_since, request_id LIMIT $3`,
       [this.account, olderThanMs, limit],
     );
-    return rows.map((row) => String(row.request_id));
+    return rows.map((row) => ({
+      requestId: String(row.request_id),
+      decision: row.resolution_decision as 'sent' | 'absent',
+    }));
   }
 
   async unsettled(olderThanMs: number, after: string, limit: number): Promise<PayoutLedgerUnsettled[]> {

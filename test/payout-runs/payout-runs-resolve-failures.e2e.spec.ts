@@ -136,44 +136,70 @@ describeWithRedis('resolveUnknown() while Redis fails', () => {
     ]);
   }, 60_000);
 
-  it('has the worker queue the job of a decision absent that no one makes again, once lockDurationMs has passed', async () => {
-    const { worker, resolver } = await parked(['r-stranded'], { lockDurationMs: 2000 });
+  it('has the worker queue the job of a decision that no one makes again, once lockDurationMs has passed', async () => {
+    const ids = ['r-stranded-absent', 'r-stranded-sent'];
+    const { worker, resolver } = await parked(ids, { lockDurationMs: 2000 });
 
-    const failure = await resolver.runs
-      .resolveUnknown('r-stranded', 'absent', { by: 'ops@example.com' })
-      .catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(PayoutRunResolveError);
-    expect(failure).toMatchObject({ requestId: 'r-stranded', decision: 'absent', recorded: 'yes' });
+    for (const [requestId, decision] of [
+      ['r-stranded-absent', 'absent'],
+      ['r-stranded-sent', 'sent'],
+    ] as const) {
+      const failure = await resolver.runs
+        .resolveUnknown(requestId, decision, { by: 'ops@example.com' })
+        .catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(PayoutRunResolveError);
+      expect(failure).toMatchObject({ requestId, decision, recorded: 'yes' });
+    }
     // The instance that decided stops without deciding again; Nest's logger stays the last app's, the resolver's.
     await resolver.app.close();
     apps.splice(apps.indexOf(resolver), 1);
-    expect((await worker.runs.progress('resolving'))!.counts).toMatchObject({ queued: 1, sent: 0, unknown: 0 });
-    // The decisions the check looks at: this one, until the payout is no longer queued.
-    const decided = `${worker.runs.queue.qualifiedName}:runs:decided-absent`;
-    expect(await admin.zcard(decided)).toBe(1);
+    expect((await worker.runs.progress('resolving'))!.counts).toMatchObject({ queued: 1, sent: 1, unknown: 0 });
+    expect(worker.results.sent).toEqual([]);
+    // The decisions the check looks at: these two, until their jobs run.
+    const decided = `${worker.runs.queue.qualifiedName}:runs:decided`;
+    expect(await admin.zcard(decided)).toBe(2);
 
-    // The worker's check, every lockDurationMs, finds it decided that long ago with a job that ended before.
-    await eventually(async () => (worker.results.sent.length === 1 ? true : undefined), 20_000, 'sent once more');
-    expect(worker.results.sent).toMatchObject([
-      { requestId: 'r-stranded', attempt: 2, resolution: { decision: 'absent', by: 'ops@example.com' } },
+    // The worker's check, every lockDurationMs, finds them decided that long ago with jobs that ended before.
+    await eventually(async () => (worker.results.sent.length === 2 ? true : undefined), 20_000, 'both finished');
+    const sent = [...worker.results.sent].sort((a, b) => a.requestId.localeCompare(b.requestId));
+    expect(sent).toMatchObject([
+      { requestId: 'r-stranded-absent', attempt: 2, resolution: { decision: 'absent', by: 'ops@example.com' } },
+      { requestId: 'r-stranded-sent', attempt: 1, resolution: { decision: 'sent', by: 'ops@example.com' } },
     ]);
-    expect(provider.processedCounts().get('r-stranded')).toBe(2);
-    expect(resolver.logger.messages('warn').filter((line) => line.includes('r-stranded'))).toEqual([
-      "Payout r-stranded of account 'default' was decided absent, but its job had not been queued again (Redis " +
-        'failed between the two steps): queued now by the job check',
-    ]);
-    expect(resolver.logger.messages('log').filter((line) => line.includes('resolved as'))).toEqual([
-      'Payout r-stranded of run resolving resolved as absent by "ops@example.com"; it is sent once more under the ' +
-        'same request_id',
+    expect(provider.processedCounts().get('r-stranded-absent')).toBe(2);
+    expect(provider.processedCounts().get('r-stranded-sent')).toBe(1);
+    expect(
+      resolver.logger
+        .messages('warn')
+        .filter((line) => line.includes('r-stranded'))
+        .sort(),
+    ).toEqual(
+      ids.map(
+        (id) =>
+          `Payout ${id} of account 'default' was decided ${id.slice('r-stranded-'.length)}, but its job had not been ` +
+          'queued again (Redis failed between the two steps, or lost the job): queued now by the job check',
+      ),
+    );
+    expect(
+      resolver.logger
+        .messages('log')
+        .filter((line) => line.includes('resolved as'))
+        .sort(),
+    ).toEqual([
+      'Payout r-stranded-absent of run resolving resolved as absent by "ops@example.com"; it is sent once more under ' +
+        'the same request_id',
+      'Payout r-stranded-sent of run resolving resolved as sent by "ops@example.com"; the sent handlers run',
     ]);
     await eventually(
       async () => ((await worker.runs.progress('resolving'))?.completedAt ? true : undefined),
       20_000,
       'the run completes',
     );
-    expect((await worker.runs.progress('resolving'))!.counts).toMatchObject({ queued: 0, sent: 1, unknown: 0 });
-    // Sent: the next check lets it go, and the set of decisions holds nothing for ever.
+    expect((await worker.runs.progress('resolving'))!.counts).toMatchObject({ queued: 0, sent: 2, unknown: 0 });
+    expect(worker.results.completed).toHaveLength(1);
+    // Their jobs run: the next check lets them go, and the set of decisions holds nothing for ever.
     await eventually(async () => ((await admin.zcard(decided)) === 0 ? true : undefined), 20_000, 'the set emptied');
+    expect(worker.results.sent).toHaveLength(2);
   }, 60_000);
 
   it('never carries out the other decision in place of an earlier one, finished or not', async () => {

@@ -635,15 +635,19 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       expect((await runs.progress('swept'))!.counts).toMatchObject({ sent: 1, unknown: 0, total: 1 });
     }, 60_000);
 
-    it('queues the job of a payout decided absent whose job was not queued again, once no one decides again', async () => {
+    it('queues the job of a decision whose job was not queued again, once no one decides again', async () => {
       const plan: ProviderPlan = (_requestId, seenBefore) =>
         seenBefore === 0 ? { kind: 'reset' } : { kind: 'created' };
       const { runs, api, results, pool, untilJobsCompleted } = await start(plan, { attempts: 1, lockDurationMs: 2000 });
-      await runs.enqueue([payout('stranded-1')], { runId: 'stranded' });
-      await eventually(async () => (results.unknown.length === 1 ? true : undefined), 30_000, 'parked');
-      await untilJobsCompleted(['stranded-1']);
+      const ids = ['stranded-absent', 'stranded-sent'];
+      await runs.enqueue(
+        ids.map((id) => payout(id)),
+        { runId: 'stranded' },
+      );
+      await eventually(async () => (results.unknown.length === 2 ? true : undefined), 30_000, 'parked');
+      await untilJobsCompleted(ids);
 
-      // Another instance decides with a Redis user that may not write the jobs: the decision is recorded, its job is
+      // Another instance decides with a Redis user that may not write the jobs: each decision is recorded, its job is
       // not queued again, and that instance stops without deciding again.
       const prefix = `ledger${prefixes}`;
       const admin = new Redis({ host: '127.0.0.1', port: redis.port });
@@ -660,11 +664,16 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
         // Nest's logger is the last app's: the worker's lines go to it from now on.
         logger = decider.logger;
         try {
-          const failure = await decider.runs
-            .resolveUnknown('stranded-1', 'absent', { by: 'ops@example.com' })
-            .catch((error: unknown) => error);
-          expect(failure).toBeInstanceOf(PayoutRunResolveError);
-          expect(failure).toMatchObject({ requestId: 'stranded-1', decision: 'absent', recorded: 'yes' });
+          for (const [requestId, decision] of [
+            ['stranded-absent', 'absent'],
+            ['stranded-sent', 'sent'],
+          ] as const) {
+            const failure = await decider.runs
+              .resolveUnknown(requestId, decision, { by: 'ops@example.com' })
+              .catch((error: unknown) => error);
+            expect(failure).toBeInstanceOf(PayoutRunResolveError);
+            expect(failure).toMatchObject({ requestId, decision, recorded: 'yes' });
+          }
         } finally {
           await decider.app.close();
         }
@@ -672,28 +681,63 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
         await admin.call('ACL', 'DELUSER', 'decider');
         admin.disconnect();
       }
-      expect(
-        await rowsOf(
+      const decisions = () =>
+        rowsOf(
           pool,
-          "SELECT state, resolution_decision FROM nestjs_payouts.payouts WHERE request_id = 'stranded-1'",
-        ),
-      ).toEqual([{ state: 'queued', resolution_decision: 'absent' }]);
+          'SELECT request_id, state, resolution_decision, awaits_job FROM nestjs_payouts.payouts ' +
+            "WHERE run_id = 'stranded' ORDER BY request_id",
+        );
+      expect(await decisions()).toEqual([
+        { request_id: 'stranded-absent', state: 'queued', resolution_decision: 'absent', awaits_job: false },
+        { request_id: 'stranded-sent', state: 'sent', resolution_decision: 'sent', awaits_job: true },
+      ]);
+      expect(results.sent).toEqual([]);
 
-      // The worker's job repair finds it queued, unchanged for lockDurationMs, with a job that ended before.
-      await eventually(async () => (results.sent.length === 1 ? true : undefined), 30_000, 'sent once more');
-      expect(results.sent).toMatchObject([
-        { requestId: 'stranded-1', attempt: 2, resolution: { decision: 'absent', by: 'ops@example.com' } },
+      // The worker's job repair finds them decided, unchanged for lockDurationMs, with jobs that ended before.
+      await eventually(async () => (results.sent.length === 2 ? true : undefined), 30_000, 'both finished');
+      expect([...results.sent].sort((a, b) => a.requestId.localeCompare(b.requestId))).toMatchObject([
+        { requestId: 'stranded-absent', attempt: 2, resolution: { decision: 'absent', by: 'ops@example.com' } },
+        { requestId: 'stranded-sent', attempt: 1, resolution: { decision: 'sent', by: 'ops@example.com' } },
       ]);
-      expect(api.requests.map((request) => request.requestId)).toEqual(['stranded-1', 'stranded-1']);
-      expect(logger.messages('warn').filter((line) => line.includes('stranded-1'))).toEqual([
-        "Payout stranded-1 of account 'default' was decided absent, but its job had not been queued again (Redis " +
-          'failed between the two steps): queued now by the job check',
+      expect(api.requests.map((request) => request.requestId).sort()).toEqual([
+        'stranded-absent',
+        'stranded-absent',
+        'stranded-sent',
       ]);
-      expect(logger.messages('log').filter((line) => line.includes('resolved as'))).toEqual([
-        'Payout stranded-1 of run stranded resolved as absent by "ops@example.com"; it is sent once more under the same ' +
-          'request_id',
+      expect(
+        logger
+          .messages('warn')
+          .filter((line) => line.includes('stranded-'))
+          .sort(),
+      ).toEqual(
+        ids.map(
+          (id) =>
+            `Payout ${id} of account 'default' was decided ${id.slice('stranded-'.length)}, but its job had not been ` +
+            'queued again (Redis failed between the two steps, or lost the job): queued now by the job check',
+        ),
+      );
+      expect(
+        logger
+          .messages('log')
+          .filter((line) => line.includes('resolved as'))
+          .sort(),
+      ).toEqual([
+        'Payout stranded-absent of run stranded resolved as absent by "ops@example.com"; it is sent once more under ' +
+          'the same request_id',
+        'Payout stranded-sent of run stranded resolved as sent by "ops@example.com"; the sent handlers run',
       ]);
-      expect((await runs.progress('stranded'))!.counts).toMatchObject({ queued: 0, sent: 1, unknown: 0, total: 1 });
+      // The decision sent found its job: no longer awaited.
+      await eventually(
+        async () => ((await decisions()).every((row) => row.awaits_job === false) ? true : undefined),
+        30_000,
+        'no decision awaits its job',
+      );
+      expect(await decisions()).toMatchObject([
+        { request_id: 'stranded-absent', state: 'sent' },
+        { request_id: 'stranded-sent', state: 'sent' },
+      ]);
+      expect((await runs.progress('stranded'))!.counts).toMatchObject({ queued: 0, sent: 2, unknown: 0, total: 2 });
+      expect(results.sent).toHaveLength(2);
     }, 60_000);
 
     it('shuts down after shutdownTimeoutMs when Redis stops answering while the job repair checks the queue', async () => {

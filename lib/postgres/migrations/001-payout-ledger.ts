@@ -20,6 +20,7 @@ CREATE TABLE ${s}.payouts (
   handled jsonb NOT NULL DEFAULT '[]',
   completes_run boolean NOT NULL DEFAULT false,
   resolution_decision text CHECK (resolution_decision IN ('sent', 'absent')),
+  awaits_job boolean NOT NULL DEFAULT false,
   resolved_by text,
   resolution_note text,
   resolved_at timestamptz,
@@ -34,11 +35,13 @@ CREATE TABLE ${s}.payouts (
 );
 COMMENT ON TABLE ${s}.payouts IS 'nestjs-payouts: one row per payout of a run (account, request_id), kept as the audit trail';
 COMMENT ON COLUMN ${s}.payouts.token IS 'The worker attempt that wrote the sending mark, kept with the outcome it recorded';
+COMMENT ON COLUMN ${s}.payouts.awaits_job IS 'Decided sent; the job that runs its sent handlers has not run since';
 COMMENT ON COLUMN ${s}.payouts.outcome IS 'The reply ({"reply": {status, body}}) or the error ({"error": {...}}), credentials redacted';
 CREATE INDEX payouts_run ON ${s}.payouts (account, run_id, state);
 CREATE INDEX payouts_unknown ON ${s}.payouts (account, state_since, request_id) WHERE state = 'unknown';
 CREATE INDEX payouts_unsettled ON ${s}.payouts (account, request_id)
   WHERE state IN ('pending', 'queued', 'sending', 'retrying');
+CREATE INDEX payouts_awaiting_job ON ${s}.payouts (account, state_since) WHERE awaits_job;
 CREATE INDEX payouts_pending ON ${s}.payouts (account, created_at) WHERE state = 'pending';
 CREATE INDEX payouts_settled ON ${s}.payouts (settled_at) WHERE state IN ('sent', 'refused');
 
@@ -124,6 +127,11 @@ BEGIN
     -- NULL when there is no such payout.
     SELECT p.state INTO current FROM ${s}.payouts p WHERE p.account = p_account AND p.request_id = p_request_id;
     CONTINUE WHEN current IN ('pending', 'queued', 'retrying') OR (current = 'sending' AND p_take_over);
+    -- A decision sent no longer awaits its job: this is it.
+    IF current = 'sent' THEN
+      UPDATE ${s}.payouts p SET awaits_job = false
+      WHERE p.account = p_account AND p.request_id = p_request_id AND p.awaits_job;
+    END IF;
     RETURN QUERY SELECT CASE WHEN current IS NULL THEN 'missing' WHEN current = 'sending' THEN 'interrupted'
       ELSE 'settled' END, NULL::integer, NULL::text, NULL::text, NULL::text, NULL::text;
     RETURN;
@@ -211,7 +219,7 @@ DECLARE
 BEGIN
   UPDATE ${s}.payouts p
   SET state = CASE WHEN p_decision = 'sent' THEN 'sent' ELSE 'queued' END, resolution_decision = p_decision,
-    resolved_by = p_by, resolution_note = p_note, resolved_at = p_at, state_since = now(), handled = '[]',
+    awaits_job = p_decision = 'sent', resolved_by = p_by, resolution_note = p_note, resolved_at = p_at, state_since = now(), handled = '[]',
     completes_run = false, given_up_at = NULL,
     settled_at = CASE WHEN p_decision = 'sent' THEN now() ELSE NULL END,
     queued_at = CASE WHEN p_decision = 'sent' THEN p.queued_at ELSE now() END
