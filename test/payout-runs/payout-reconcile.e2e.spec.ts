@@ -132,7 +132,7 @@ describeWithRedis('unknown outcomes reconciled by a lookup', () => {
     let lookedUp = false;
     // The lookup stops Redis as it answers: the sweep's next step (the next page of unknown payouts) waits for it.
     const lookup = async () => {
-      process.kill(redis.pid!, 'SIGSTOP');
+      redis.hang();
       lookedUp = true;
       return 'unknown' as const;
     };
@@ -152,7 +152,7 @@ describeWithRedis('unknown outcomes reconciled by a lookup', () => {
         new Promise((resolve) => setTimeout(resolve, 30_000, 'still closing after 30 s')),
       ]);
     } finally {
-      process.kill(redis.pid!, 'SIGCONT');
+      redis.resume();
     }
 
     expect(closed).toBe('closed');

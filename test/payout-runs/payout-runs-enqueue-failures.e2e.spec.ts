@@ -46,7 +46,7 @@ describeWithRedis('enqueue() while Redis fails', () => {
   });
   afterEach(async () => {
     // A stopped server would hold every close up.
-    if (redis.pid !== undefined) process.kill(redis.pid, 'SIGCONT');
+    if (redis.pid !== undefined) redis.resume();
     if (redis.pid === undefined) await redis.restart();
     await Promise.all(apps.splice(0).map((started) => started.app.close()));
     await Promise.all(queues.splice(0).map((queue) => queue.close()));
@@ -115,7 +115,7 @@ describeWithRedis('enqueue() while Redis fails', () => {
       // Connected, and one payout queued, before Redis goes away.
       await runs.queue.waitUntilReady();
       expect(await runs.enqueue([payout(ids[0]!)], { runId: 'failing' })).toMatchObject({ queued: 1 });
-      if (signal === 'SIGSTOP') process.kill(redis.pid!, 'SIGSTOP');
+      if (signal === 'SIGSTOP') redis.hang();
       else await redis.stop();
 
       const error = await runs.enqueue(items, { runId: 'failing' }).catch((e) => e);
@@ -123,7 +123,7 @@ describeWithRedis('enqueue() while Redis fails', () => {
       // The claim of the only chunk got no reply: no job was added by this call.
       expectEnqueueError(error, 'timeout', Object.fromEntries(ids.map((id) => [id, 'not-queued'])));
       if (signal === 'SIGSTOP') {
-        process.kill(redis.pid!, 'SIGCONT');
+        redis.resume();
       } else {
         await redis.restart();
         // An empty dataset: the first payout's job and record went with the server.

@@ -240,18 +240,13 @@ describeWithRedis('resolveUnknown() while Redis fails', () => {
     await app.runs.enqueue([payout('r-hung')], { runId: 'hung' });
     await untilParked(app, ['r-hung']);
 
-    // Stopped, not killed: the connections stay open and nothing answers on them, as with a Redis that hangs.
-    process.kill(redis.pid!, 'SIGSTOP');
-    let failures: unknown[];
-    try {
-      failures = await Promise.all([
+    const failures = await redis.whileHung(() =>
+      Promise.all([
         app.runs.progress('hung').catch((e: unknown) => e),
         app.runs.listUnknown().catch((e: unknown) => e),
         app.runs.resolveUnknown('r-hung', 'absent').catch((e: unknown) => e),
-      ]);
-    } finally {
-      process.kill(redis.pid!, 'SIGCONT');
-    }
+      ]),
+    );
 
     const noReply = 'Redis gave no reply within enqueueTimeoutMs (1000 ms)';
     for (const [failure, operation] of [

@@ -327,7 +327,7 @@ describeWithRedis('payout runs in one app', () => {
     const health = started.app.get<PayoutsHealthSource>(getPayoutsHealthSourceToken('payout-runs'));
     const release = provider!.hold('closing-1');
     // The attempt's end, its outcome stored and its handlers run: Redis stops just before the job's completion.
-    started.app.get(PayoutsService).on('payoutRunJob', () => process.kill(redis.pid!, 'SIGSTOP'));
+    started.app.get(PayoutsService).on('payoutRunJob', () => redis.hang());
     await started.runs.enqueue([payout('closing-1')], { runId: 'closing' });
     await eventually(async () => (provider!.requests.length === 1 ? true : undefined), 15_000, 'the request out');
 
@@ -340,7 +340,7 @@ describeWithRedis('payout runs in one app', () => {
       release();
       await eventually(async () => (timedOut().length > 0 ? true : undefined), 20_000, 'the close timed out');
     } finally {
-      process.kill(redis.pid!, 'SIGCONT');
+      redis.resume();
     }
     await closing;
 

@@ -773,11 +773,11 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
           30_000,
           'the repair waiting for the table',
         );
-        process.kill(redis.pid!, 'SIGSTOP');
+        redis.hang();
         await holder.query('COMMIT');
         closed = await closeWithin30s(started);
       } finally {
-        process.kill(redis.pid!, 'SIGCONT');
+        redis.resume();
         holder.release();
         release();
       }
@@ -805,7 +805,7 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       const atRelayError = workerWhenLogged(started, 'error', 'Outbox relay');
       let closed: unknown;
       try {
-        process.kill(redis.pid!, 'SIGSTOP');
+        redis.hang();
         const client = await pool.connect();
         try {
           await client.query('BEGIN');
@@ -827,7 +827,7 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
         );
         closed = await closeWithin30s(started);
       } finally {
-        process.kill(redis.pid!, 'SIGCONT');
+        redis.resume();
       }
 
       expect(closed).toBe('closed');

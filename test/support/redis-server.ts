@@ -108,6 +108,29 @@ export class RedisServer {
     }
   }
 
+  /**
+   * Stops the server by PID with SIGSTOP, until `resume()`: its connections stay open and nothing answers on them, as
+   * with a Redis that hangs.
+   */
+  hang(): void {
+    process.kill(this.pid!, 'SIGSTOP');
+  }
+
+  /** Lets a server that hangs (`hang()`) answer again, with SIGCONT. */
+  resume(): void {
+    process.kill(this.pid!, 'SIGCONT');
+  }
+
+  /** Runs `body` while the server hangs, and lets it answer again afterwards, whether `body` succeeds or throws. */
+  async whileHung<T>(body: () => Promise<T>): Promise<T> {
+    this.hang();
+    try {
+      return await body();
+    } finally {
+      this.resume();
+    }
+  }
+
   /** Kills the server by PID with SIGKILL, as a crash would, and waits until it has exited. */
   async stop(): Promise<void> {
     const child = this.#child;

@@ -278,7 +278,7 @@ describeWithRedis('health checks for @nestjs/terminus, over HTTP', () => {
     monitor.on('error', () => undefined);
     patientProbes = 0;
 
-    process.kill(redis.pid!, 'SIGSTOP');
+    redis.hang();
     try {
       const hung = await Promise.all(Array.from({ length: 20 }, () => get('/health/ready')));
       for (const probe of hung) {
@@ -296,7 +296,7 @@ describeWithRedis('health checks for @nestjs/terminus, over HTTP', () => {
       await eventually(async () => (patientProbes === 20 ? true : undefined), 20_000, 'every probe is waiting');
       expect(Object.fromEntries(pings)).toEqual({ 'dedupe-store': 1, 'notifications-queue': 1, 'payout-runs': 1 });
 
-      process.kill(redis.pid!, 'SIGCONT');
+      redis.resume();
       for (const probe of await Promise.all(patient)) {
         expect(probe.status).toBe(200);
         expect(probe.body.info.payouts['payout-runs'].status).toBe('up');
@@ -310,7 +310,7 @@ describeWithRedis('health checks for @nestjs/terminus, over HTTP', () => {
       expect(monitored.filter((command) => command === 'ping')).toEqual(['ping', 'ping', 'ping']);
       expect(Object.fromEntries(pings)).toEqual({ 'dedupe-store': 1, 'notifications-queue': 1, 'payout-runs': 1 });
     } finally {
-      process.kill(redis.pid!, 'SIGCONT');
+      redis.resume();
       monitor.disconnect();
       watcher.disconnect();
     }
