@@ -219,8 +219,8 @@ DECLARE
 BEGIN
   UPDATE ${s}.payouts p
   SET state = CASE WHEN p_decision = 'sent' THEN 'sent' ELSE 'queued' END, resolution_decision = p_decision,
-    awaits_job = p_decision = 'sent', resolved_by = p_by, resolution_note = p_note, resolved_at = p_at, state_since = now(), handled = '[]',
-    completes_run = false, given_up_at = NULL,
+    awaits_job = p_decision = 'sent', resolved_by = p_by, resolution_note = p_note, resolved_at = p_at,
+    state_since = now(), handled = '[]', completes_run = false, given_up_at = NULL,
     settled_at = CASE WHEN p_decision = 'sent' THEN now() ELSE NULL END,
     queued_at = CASE WHEN p_decision = 'sent' THEN p.queued_at ELSE now() END
   WHERE p.account = p_account AND p.request_id = p_request_id AND p.state = 'unknown';
