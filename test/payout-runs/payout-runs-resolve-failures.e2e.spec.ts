@@ -150,14 +150,15 @@ describeWithRedis('resolveUnknown() while Redis fails', () => {
       expect(failure).toBeInstanceOf(PayoutRunResolveError);
       expect(failure).toMatchObject({ requestId, decision, recorded: 'yes' });
     }
-    // The instance that decided stops without deciding again; Nest's logger stays the last app's, the resolver's.
-    await resolver.app.close();
-    apps.splice(apps.indexOf(resolver), 1);
+    // Checked within lockDurationMs of the decisions, before the worker's check can find them.
     expect((await worker.runs.progress('resolving'))!.counts).toMatchObject({ queued: 1, sent: 1, unknown: 0 });
     expect(worker.results.sent).toEqual([]);
     // The decisions the check looks at: these two, until their jobs run.
     const decided = `${worker.runs.queue.qualifiedName}:runs:decided`;
     expect(await admin.zcard(decided)).toBe(2);
+    // The instance that decided stops without deciding again; Nest's logger stays the last app's, the resolver's.
+    await resolver.app.close();
+    apps.splice(apps.indexOf(resolver), 1);
 
     // The worker's check, every lockDurationMs, finds them decided that long ago with jobs that ended before.
     await eventually(async () => (worker.results.sent.length === 2 ? true : undefined), 20_000, 'both finished');

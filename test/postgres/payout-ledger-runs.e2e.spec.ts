@@ -647,6 +647,12 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       await eventually(async () => (results.unknown.length === 2 ? true : undefined), 30_000, 'parked');
       await untilJobsCompleted(ids);
 
+      const decisions = () =>
+        rowsOf(
+          pool,
+          'SELECT request_id, state, resolution_decision, awaits_job FROM nestjs_payouts.payouts ' +
+            "WHERE run_id = 'stranded' ORDER BY request_id",
+        );
       // Another instance decides with a Redis user that may not write the jobs: each decision is recorded, its job is
       // not queued again, and that instance stops without deciding again.
       const prefix = `ledger${prefixes}`;
@@ -674,6 +680,12 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
             expect(failure).toBeInstanceOf(PayoutRunResolveError);
             expect(failure).toMatchObject({ requestId, decision, recorded: 'yes' });
           }
+          // Checked within lockDurationMs of the decisions, before the worker's check can find them.
+          expect(await decisions()).toEqual([
+            { request_id: 'stranded-absent', state: 'queued', resolution_decision: 'absent', awaits_job: false },
+            { request_id: 'stranded-sent', state: 'sent', resolution_decision: 'sent', awaits_job: true },
+          ]);
+          expect(results.sent).toEqual([]);
         } finally {
           await decider.app.close();
         }
@@ -681,17 +693,6 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
         await admin.call('ACL', 'DELUSER', 'decider');
         admin.disconnect();
       }
-      const decisions = () =>
-        rowsOf(
-          pool,
-          'SELECT request_id, state, resolution_decision, awaits_job FROM nestjs_payouts.payouts ' +
-            "WHERE run_id = 'stranded' ORDER BY request_id",
-        );
-      expect(await decisions()).toEqual([
-        { request_id: 'stranded-absent', state: 'queued', resolution_decision: 'absent', awaits_job: false },
-        { request_id: 'stranded-sent', state: 'sent', resolution_decision: 'sent', awaits_job: true },
-      ]);
-      expect(results.sent).toEqual([]);
 
       // The worker's job repair finds them decided, unchanged for lockDurationMs, with jobs that ended before.
       await eventually(async () => (results.sent.length === 2 ? true : undefined), 30_000, 'both finished');
