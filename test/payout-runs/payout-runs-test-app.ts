@@ -1,6 +1,12 @@
 import { Injectable, Module, type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { type CreatePayoutRequest, PayoutsModule, type PayoutsModuleOptions } from 'nestjs-payouts';
+import { expect } from 'vitest';
+import {
+  type CreatePayoutRequest,
+  PayoutRunResolveError,
+  PayoutsModule,
+  type PayoutsModuleOptions,
+} from 'nestjs-payouts';
 import {
   OnPayoutOutcomeUnknown,
   OnPayoutRefused,
@@ -149,6 +155,31 @@ export async function userWithoutJobWrites(
     ...writable.map((key) => `~${queueKey}:${key}`),
     `%R~${queueKey}:*`,
     '+@all',
+  );
+}
+
+/**
+ * Makes each decision through `runs`, as `ops@example.com`, with a Redis user of `userWithoutJobWrites()`: each is
+ * recorded, and `resolveUnknown()` rejects as its job is not queued again.
+ */
+export async function decideWithoutQueueingJobs(
+  runs: PayoutRunsService,
+  decisions: readonly (readonly [requestId: string, decision: 'sent' | 'absent'])[],
+): Promise<void> {
+  for (const [requestId, decision] of decisions) {
+    const failure = await runs
+      .resolveUnknown(requestId, decision, { by: 'ops@example.com' })
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(PayoutRunResolveError);
+    expect(failure).toMatchObject({ requestId, decision, recorded: 'yes' });
+  }
+}
+
+/** What the worker's job check logs of a decision it finished, one not queued again by whoever made it. */
+export function finishedByTheJobCheck(requestId: string, decision: 'sent' | 'absent'): string {
+  return (
+    `Payout ${requestId} of account 'default' was decided ${decision}, but its job had not been queued again (Redis ` +
+    'failed between the two steps, or lost the job): queued now by the job check'
   );
 }
 
