@@ -642,7 +642,7 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       expect((await runs.progress('swept'))!.counts).toMatchObject({ sent: 1, unknown: 0, total: 1 });
     }, 60_000);
 
-    it('queues the job of a decision whose job was not queued again, once no one decides again', async () => {
+    it('queues the job of a decision whose job was not queued again, or lost, once no one decides again', async () => {
       const plan: ProviderPlan = (_requestId, seenBefore) =>
         seenBefore === 0 ? { kind: 'reset' } : { kind: 'created' };
       const started = await start(plan, { attempts: 1, lockDurationMs: 2000 });
@@ -683,6 +683,9 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
             { request_id: 'stranded-sent', state: 'sent', resolution_decision: 'sent', awaits_job: true },
           ]);
           expect(results.sent).toEqual([]);
+          // Redis then loses the job of the payout decided sent: only the ledger's request is left to make it from.
+          await (await runs.queue.getJob(payoutJobId('stranded-sent')))!.remove();
+          expect(await runs.queue.getJob(payoutJobId('stranded-sent'))).toBeUndefined();
         } finally {
           await decider.app.close();
         }
