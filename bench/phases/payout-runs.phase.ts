@@ -18,7 +18,9 @@ const MODES: RunsRunArgs['mode'][] = ['run', 'bullmq', 'loop'];
 
 /**
  * Item 11: payouts per second of a run (limit off) beside a hand-written loop of `createPayout` with the same
- * concurrency, against a local stub answering in 20 to 50 ms; and the time to enqueue 10,000 payouts.
+ * concurrency, against a local stub answering in 20 to 50 ms; and the time to enqueue 10,000 payouts. Beside each mode,
+ * the worker process's CPU per payout and its CPU ÷ wall time: all three share one event loop, so a mode whose process
+ * is busy near one core's worth is bound by that CPU, not by the stub's answers.
  */
 export async function measurePayoutRuns(settings: BenchSettings): Promise<void> {
   if (!findRedisServer()) {
@@ -80,6 +82,9 @@ function report(
   );
   const perSecond = (mode: RunsRunArgs['mode']) =>
     formatCount(spreadOf(rounds.map((round) => round.get(mode)!.payoutsPerSecond)));
+  const cpuPerPayout = (mode: RunsRunArgs['mode']) =>
+    formatCount(spreadOf(rounds.map((round) => round.get(mode)!.cpuMicrosPerPayout)));
+  const busy = (mode: RunsRunArgs['mode']) => formatShare(spreadOf(rounds.map((round) => round.get(mode)!.busyShare)));
   const enqueueMs = spreadOf(enqueues.map((sample) => sample.enqueueMs));
   const addBulkMs = spreadOf(enqueues.map((sample) => sample.addBulkMs));
   const overFloor = spreadOf(enqueues.map((sample) => sample.enqueueMs / sample.addBulkMs));
@@ -94,6 +99,12 @@ function report(
       ['run ÷ loop', formatSpread(ratio), `≥ ${TARGET.toFixed(2)}x`, ratio.median >= TARGET ? 'yes' : 'no'],
       ['BullMQ alone ÷ loop (the floor of a run)', formatSpread(bareOverLoop)],
       ['run ÷ BullMQ alone (what the package adds)', formatSpread(overBare)],
+      ["the worker process's CPU per payout, µs: run", cpuPerPayout('run')],
+      ['the same: BullMQ alone', cpuPerPayout('bullmq')],
+      ['the same: loop', cpuPerPayout('loop')],
+      ['its CPU ÷ wall time (1.00: one core, no time to spare): run', busy('run')],
+      ['the same: BullMQ alone', busy('bullmq')],
+      ['the same: loop', busy('loop')],
       [
         `enqueue ${ENQUEUED} payouts, ms`,
         formatCount(enqueueMs),
@@ -105,6 +116,11 @@ function report(
       ['enqueue ÷ that floor (by time)', formatSpread(overFloor)],
     ],
   );
+}
+
+/** `0.93 (0.88–0.97)`: a median of shares with the lowest and highest round. */
+function formatShare({ median, min, max }: Spread): string {
+  return `${median.toFixed(2)} (${min.toFixed(2)}–${max.toFixed(2)})`;
 }
 
 /** `853 (801–870)`: a median of whole figures with the lowest and highest round. */

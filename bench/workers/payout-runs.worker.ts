@@ -24,6 +24,10 @@ export interface RunsRunArgs {
 
 export interface RunsRunResult {
   readonly payoutsPerSecond: number;
+  /** This process's CPU (every thread) per payout, from the call to the last payout sent. */
+  readonly cpuMicrosPerPayout: number;
+  /** Its CPU ÷ the wall time: near 1, one core's worth, its event loop had no time to spare. */
+  readonly busyShare: number;
 }
 
 export interface EnqueueRunResult {
@@ -138,8 +142,15 @@ await runChild(async () => {
       run: async (args) => {
         const { mode, payouts: total } = args as RunsRunArgs;
         const start = performance.now();
+        const cpuBefore = process.cpuUsage();
         await (mode === 'run' ? run(total) : mode === 'bullmq' ? bareRun(total) : loop(total));
-        return { payoutsPerSecond: total / ((performance.now() - start) / 1000) } satisfies RunsRunResult;
+        const wallMicros = (performance.now() - start) * 1000;
+        const cpu = process.cpuUsage(cpuBefore);
+        return {
+          payoutsPerSecond: total / (wallMicros / 1e6),
+          cpuMicrosPerPayout: (cpu.user + cpu.system) / total,
+          busyShare: (cpu.user + cpu.system) / wallMicros,
+        } satisfies RunsRunResult;
       },
       enqueue: async (args) => {
         const items = (args as { items: number }).items;
