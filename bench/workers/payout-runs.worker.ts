@@ -17,8 +17,11 @@ import { argValue } from '../command-line.js';
 
 /** 11. A payout run against a hand-written loop of `createPayout` with the same concurrency, in one process. */
 export interface RunsRunArgs {
-  /** A payout run; BullMQ alone with `createPayout` as its processor, the floor under a run; the hand-written loop. */
-  readonly mode: 'run' | 'bullmq' | 'loop';
+  /**
+   * A payout run; BullMQ alone with `createPayout` as its processor, the floor under a run; the hand-written loop; and
+   * the same payout run again, timed apart (A/A): how far two measures of the same code drift within one phase run.
+   */
+  readonly mode: 'run' | 'bullmq' | 'loop' | 'run-again';
   readonly payouts: number;
 }
 
@@ -143,7 +146,7 @@ await runChild(async () => {
         const { mode, payouts: total } = args as RunsRunArgs;
         const start = performance.now();
         const cpuBefore = process.cpuUsage();
-        await (mode === 'run' ? run(total) : mode === 'bullmq' ? bareRun(total) : loop(total));
+        await (mode === 'bullmq' ? bareRun(total) : mode === 'loop' ? loop(total) : run(total));
         const wallMicros = (performance.now() - start) * 1000;
         const cpu = process.cpuUsage(cpuBefore);
         return {
