@@ -188,7 +188,8 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
       const earlier = ended ? decisionAwaitingItsJob(record, decision, job, jobState) : undefined;
       if (!earlier) return 'not-unknown';
       reached.recorded = 'yes';
-      await this.queueAgain(record, job, jobState);
+      // Finished meanwhile by another call (the same decision made twice at once, or two workers' job checks).
+      if (!(await this.queueAgain(record, job, jobState))) return 'not-unknown';
       this.resolved(record, earlier);
       return 'resolved';
     }
@@ -208,17 +209,28 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
     return 'resolved';
   }
 
-  /** Queues the job of a payout just decided: retried from where it ended, or made again from a durable ledger. */
-  private async queueAgain(record: PayoutLedgerRecord, job: Job | undefined, jobState: string): Promise<void> {
-    if (job) {
-      const retried = job.retry(jobState as 'completed' | 'failed', {
-        resetAttemptsMade: true,
-        resetAttemptsStarted: true,
-      });
-      await this.redisStep(retried);
-    } else {
+  /**
+   * Queues the job of a payout just decided: retried from where it ended, or made again from a durable ledger. `false`
+   * when another call queued it first: BullMQ refuses to retry a job that no longer ended, and the job read again has
+   * lost the end time it had (or ended since with another).
+   */
+  private async queueAgain(record: PayoutLedgerRecord, job: Job | undefined, jobState: string): Promise<boolean> {
+    if (!job) {
       const request = record.request as unknown as CreatePayoutRequest;
       await this.redisStep(this.addJobs([{ request, runId: record.runId }]));
+      return true;
+    }
+    try {
+      await this.redisStep(
+        job.retry(jobState as 'completed' | 'failed', { resetAttemptsMade: true, resetAttemptsStarted: true }),
+      );
+      return true;
+    } catch (error) {
+      // Without a reply, whether this call's own retry happened is unknown.
+      if (error instanceof RedisReplyTimeout) throw error;
+      const now = await this.redisStep(this.queue.getJob(job.id!));
+      if (now && now.finishedOn !== job.finishedOn) return false;
+      throw error;
     }
   }
 

@@ -143,6 +143,29 @@ describeWithRedis('resolveUnknown() while Redis fails', () => {
     ]);
   }, 60_000);
 
+  it('queues the job once when two calls make the same decision again at once: the other says not-unknown', async () => {
+    const { worker, resolver } = await parked(['r-twice']);
+    await decideWithoutQueueingJobs(resolver.runs, [['r-twice', 'absent']]);
+    await admin.call('ACL', 'SETUSER', 'resolver', 'allkeys');
+
+    // Both read the payout and its ended job before either queues it: the second one's retry is refused.
+    const outcomes = await Promise.all([
+      resolver.runs.resolveUnknown('r-twice', 'absent'),
+      resolver.runs.resolveUnknown('r-twice', 'absent'),
+    ]);
+
+    expect(outcomes).toEqual(['resolved', 'not-unknown']);
+    await eventually(async () => (worker.results.sent.length === 1 ? true : undefined), 20_000, 'sent once more');
+    expect(worker.results.sent).toMatchObject([{ requestId: 'r-twice', attempt: 2, reply: { status: 201 } }]);
+    expect(provider.processedCounts().get('r-twice')).toBe(2);
+    expect(resolver.logger.messages('log').filter((line) => line.includes('resolved as'))).toEqual([
+      'Payout r-twice of run resolving resolved as absent by "ops@example.com"; it is sent once more under the same ' +
+        'request_id',
+    ]);
+    expect(resolver.logger.messages('warn')).toEqual([]);
+    expect(resolver.logger.messages('error')).toEqual([]);
+  }, 60_000);
+
   it('has the worker queue the job of a decision that no one makes again, once lockDurationMs has passed', async () => {
     const ids = ['r-stranded-absent', 'r-stranded-sent'];
     const { worker, resolver } = await parked(ids, { lockDurationMs: 2000 });
