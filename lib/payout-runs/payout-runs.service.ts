@@ -228,7 +228,8 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
     } catch (error) {
       // Without a reply, whether this call's own retry happened is unknown.
       if (error instanceof RedisReplyTimeout) throw error;
-      const now = await this.redisStep(this.queue.getJob(job.id!));
+      // A read that fails says nothing more: the refusal is what the caller learns.
+      const now = await this.redisStep(this.queue.getJob(job.id!)).catch(() => undefined);
       if (now && now.finishedOn !== job.finishedOn) return false;
       throw error;
     }
