@@ -204,7 +204,8 @@ export class PayoutRunsService implements OnModuleInit, OnApplicationShutdown {
     const resolved = await this.ledgerStep(this.store.resolve(requestId, record.runId, decision, resolution));
     if (resolved !== 'resolved') return resolved === 'missing' ? 'not-found' : 'not-unknown';
     reached.recorded = 'yes';
-    await this.queueAgain(record, job, jobState);
+    // Queued meanwhile by a call that found this decision recorded (the same one made at once), which logged it.
+    if (!(await this.queueAgain(record, job, jobState))) return 'not-unknown';
     this.resolved(record, resolution);
     return 'resolved';
   }
