@@ -7,6 +7,8 @@ import type { EnqueueRunResult, RunsRunArgs, RunsRunResult } from '../workers/pa
 
 /** Callers of the loop, and the run's worker concurrency. */
 const CONCURRENCY = 32;
+/** A run with twice as many payouts in flight: what a higher `concurrency` sends (see docs/payout-runs.md). */
+const WIDER_CONCURRENCY = 2 * CONCURRENCY;
 /** Payouts of each run, and of each loop beside it. */
 const PAYOUTS = 2_000;
 const TARGET = 0.95;
@@ -22,7 +24,8 @@ const AA_TOLERANCE = 0.05;
  * Item 11: payouts per second of a run (limit off) beside a hand-written loop of `createPayout` with the same
  * concurrency, against a local stub answering in 20 to 50 ms; and the time to enqueue 10,000 payouts. Beside each mode,
  * the worker process's CPU per payout and its CPU ÷ wall time: all three share one event loop, so a mode whose process
- * is busy near one core's worth is bound by that CPU, not by the stub's answers.
+ * is busy near one core's worth is bound by that CPU, not by the stub's answers. Then the same run with twice as many
+ * payouts in flight, in a worker of its own: what a user who needs more gets by raising `concurrency`.
  */
 export async function measurePayoutRuns(settings: BenchSettings): Promise<void> {
   if (!findRedisServer()) {
@@ -31,39 +34,51 @@ export async function measurePayoutRuns(settings: BenchSettings): Promise<void> 
   }
   // Fewer with --quick, so that its rounds stay short.
   const payouts = settings.durationSeconds >= 8 ? PAYOUTS : 500;
-  const redis = await RedisServer.start();
+  // Whatever has started is stopped, last started first, however far the start got.
+  const started: { stop(): Promise<void> }[] = [];
+  const start = async <T extends { stop(): Promise<void> }>(starting: Promise<T>): Promise<T> => {
+    const thing = await starting;
+    started.push(thing);
+    return thing;
+  };
   try {
-    const stub = await BenchChild.start('payouts-stub', './servers/payouts-stub.server.js', [
-      `--latency-ms=${LATENCY}`,
-    ]);
-    try {
-      const worker = await BenchChild.start('payout-runs', './workers/payout-runs.worker.js', [
-        `--stub-port=${stub.port}`,
-        `--redis-port=${redis.port}`,
-        `--concurrency=${CONCURRENCY}`,
-      ]);
-      try {
-        const timeoutMs = 120_000;
-        const run = (mode: RunsRunArgs['mode'], total: number) =>
-          worker.call<RunsRunResult>('run', { mode, payouts: total } satisfies RunsRunArgs, timeoutMs);
-        for (const mode of MODES) await run(mode, Math.round(payouts / 4));
-        const rounds: Map<RunsRunArgs['mode'], RunsRunResult>[] = [];
-        const enqueues: EnqueueRunResult[] = [];
-        for (let round = 0; round < settings.rounds; round++) {
-          const samples = new Map<RunsRunArgs['mode'], RunsRunResult>();
-          for (const mode of MODES) samples.set(mode, await run(mode, payouts));
-          rounds.push(samples);
-          enqueues.push(await worker.call<EnqueueRunResult>('enqueue', { items: ENQUEUED }, timeoutMs));
-        }
-        report(settings, payouts, rounds, enqueues);
-      } finally {
-        await worker.stop();
-      }
-    } finally {
-      await stub.stop();
+    const stopping = (redis: RedisServer) => ({ port: redis.port, stop: () => redis.close() });
+    const redis = await start(RedisServer.start().then(stopping));
+    // The wider run's worker has a Redis of its own: on the same queue, each worker would take the other's payouts.
+    const widerRedis = await start(RedisServer.start().then(stopping));
+    const stub = await start(
+      BenchChild.start('payouts-stub', './servers/payouts-stub.server.js', [`--latency-ms=${LATENCY}`]),
+    );
+    const startWorker = (name: string, redisPort: number, concurrency: number) =>
+      start(
+        BenchChild.start(name, './workers/payout-runs.worker.js', [
+          `--stub-port=${stub.port}`,
+          `--redis-port=${redisPort}`,
+          `--concurrency=${concurrency}`,
+        ]),
+      );
+    const worker = await startWorker('payout-runs', redis.port, CONCURRENCY);
+    const widerWorker = await startWorker('payout-runs-wider', widerRedis.port, WIDER_CONCURRENCY);
+    const timeoutMs = 120_000;
+    const runOn = (child: BenchChild) => (mode: RunsRunArgs['mode'], total: number) =>
+      child.call<RunsRunResult>('run', { mode, payouts: total } satisfies RunsRunArgs, timeoutMs);
+    const run = runOn(worker);
+    const runWider = runOn(widerWorker);
+    for (const mode of MODES) await run(mode, Math.round(payouts / 4));
+    await runWider('run', Math.round(payouts / 4));
+    const rounds: Map<RunsRunArgs['mode'], RunsRunResult>[] = [];
+    const wider: RunsRunResult[] = [];
+    const enqueues: EnqueueRunResult[] = [];
+    for (let round = 0; round < settings.rounds; round++) {
+      const samples = new Map<RunsRunArgs['mode'], RunsRunResult>();
+      for (const mode of MODES) samples.set(mode, await run(mode, payouts));
+      rounds.push(samples);
+      wider.push(await runWider('run', payouts));
+      enqueues.push(await worker.call<EnqueueRunResult>('enqueue', { items: ENQUEUED }, timeoutMs));
     }
+    report(settings, payouts, rounds, wider, enqueues);
   } finally {
-    await redis.close();
+    for (const thing of started.reverse()) await thing.stop();
   }
 }
 
@@ -71,6 +86,7 @@ function report(
   settings: BenchSettings,
   payouts: number,
   rounds: Map<RunsRunArgs['mode'], RunsRunResult>[],
+  wider: RunsRunResult[],
   enqueues: EnqueueRunResult[],
 ): void {
   const ratio = spreadOf(
@@ -90,6 +106,9 @@ function report(
   const cpuPerPayout = (mode: RunsRunArgs['mode']) =>
     formatCount(spreadOf(rounds.map((round) => round.get(mode)!.cpuMicrosPerPayout)));
   const busy = (mode: RunsRunArgs['mode']) => formatShare(spreadOf(rounds.map((round) => round.get(mode)!.busyShare)));
+  const widerOverRun = spreadOf(
+    rounds.map((round, index) => wider[index]!.payoutsPerSecond / round.get('run')!.payoutsPerSecond),
+  );
   const enqueueMs = spreadOf(enqueues.map((sample) => sample.enqueueMs));
   const addBulkMs = spreadOf(enqueues.map((sample) => sample.addBulkMs));
   const overFloor = spreadOf(enqueues.map((sample) => sample.enqueueMs / sample.addBulkMs));
@@ -116,6 +135,16 @@ function report(
       ['its CPU ÷ wall time (1.00: one core, no time to spare): run', busy('run')],
       ['the same: BullMQ alone', busy('bullmq')],
       ['the same: loop', busy('loop')],
+      [
+        `run with ${WIDER_CONCURRENCY} at once, payouts/s (a higher concurrency)`,
+        formatCount(spreadOf(wider.map((sample) => sample.payoutsPerSecond))),
+      ],
+      [`run with ${WIDER_CONCURRENCY} at once ÷ run with ${CONCURRENCY}`, formatSpread(widerOverRun)],
+      [
+        `the worker process's CPU per payout at ${WIDER_CONCURRENCY}, µs`,
+        formatCount(spreadOf(wider.map((sample) => sample.cpuMicrosPerPayout))),
+      ],
+      ['its CPU ÷ wall time', formatShare(spreadOf(wider.map((sample) => sample.busyShare)))],
       [
         `enqueue ${ENQUEUED} payouts, ms`,
         formatCount(enqueueMs),
