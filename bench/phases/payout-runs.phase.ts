@@ -78,7 +78,7 @@ export async function measurePayoutRuns(settings: BenchSettings): Promise<void> 
     }
     report(settings, payouts, rounds, wider, enqueues);
   } finally {
-    for (const thing of started.reverse()) await thing.stop();
+    for (let thing = started.pop(); thing; thing = started.pop()) await thing.stop();
   }
 }
 
