@@ -112,6 +112,8 @@ export class PayoutJobRepair {
             'added again from the ledger: each one marked sending is parked as unknown, not sent again',
         );
       }
+      // A page short of the limit is the last: payouts that became unsettled since are the next pass's.
+      if (page.length < PAGE) return;
       after = page[page.length - 1]!.requestId;
     }
   }
