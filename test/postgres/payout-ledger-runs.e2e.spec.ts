@@ -1027,7 +1027,12 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
 
       expect(await enqueued).toMatchObject({ queued: 501, refused: 0 });
       const progress = await untilCompleted({ runs } as RunsApp, 'two-chunks');
-      await eventually(async () => (results.completed.length === 1 ? true : undefined), 10_000, 'the run handler');
+      // Each payout's handlers run once its outcome is committed: another payout's may follow the run's own.
+      await eventually(
+        async () => (results.completed.length === 1 && results.sent.length === 501 ? true : undefined),
+        10_000,
+        "the run handler and every payout's handler",
+      );
 
       expect(progress.counts).toEqual({
         queued: 0,
