@@ -912,6 +912,59 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       120_000,
     );
 
+    it('adds again the jobs of more payouts than a page that Redis lost, page after page, each once, sending none twice', async () => {
+      // One payout a minute: the rest stay queued, so that the repair finds the same payouts without jobs at every pass,
+      // and one that stopped after its first page of 500 would never add the others.
+      const { runs, pool, api, logger } = await start(() => ({ kind: 'created' }), {
+        lockDurationMs: 1000,
+        rateLimit: { max: 1, durationMs: 60_000 },
+      });
+      const ids = Array.from({ length: 1002 }, (_, i) => `page-${String(i).padStart(4, '0')}`);
+      expect(
+        await runs.enqueue(
+          ids.map((id) => payout(id)),
+          { runId: 'pages' },
+        ),
+      ).toMatchObject({ queued: 1002, refused: 0 });
+      await eventually(
+        async () => ((await statesOf(pool)).sent === 1 ? true : undefined),
+        30_000,
+        'the first payout sent',
+      );
+
+      const client = new Redis({ host: '127.0.0.1', port: redis.port });
+      try {
+        await client.flushall();
+      } finally {
+        client.disconnect();
+      }
+
+      // Each pass adds the jobs it finds missing, a page at a time, and says how many: 1,001 in all, none twice.
+      const addedPerPage = () =>
+        logger
+          .messages('warn')
+          .map((line) => /^(\d+) payout\(s\) of account 'default' had no queue job \(Redis lost it\)/.exec(line))
+          .filter((match) => match !== null)
+          .map((match) => Number(match[1]));
+      await eventually(
+        async () => (addedPerPage().reduce((sum, n) => sum + n, 0) >= 1001 ? true : undefined),
+        30_000,
+        'the lost jobs added again',
+      );
+      expect(addedPerPage().reduce((sum, n) => sum + n, 0)).toBe(1001);
+      expect(Math.max(...addedPerPage())).toBe(500);
+      expect(logger.messages('warn')).toContain(
+        "1 payout(s) of account 'default' had no queue job (Redis lost it); added again from the ledger: each one " +
+          'marked sending is parked as unknown, not sent again',
+      );
+      // Every payout not yet sent has its job back; none reached the provider twice.
+      const rows = await rowsOf(pool, "SELECT request_id FROM nestjs_payouts.payouts WHERE state = 'queued'");
+      expect(rows.length).toBeGreaterThanOrEqual(999);
+      const jobs = await Promise.all(rows.map((row) => runs.queue.getJob(payoutJobId(String(row.request_id)))));
+      expect(jobs.filter((job) => job === undefined)).toEqual([]);
+      expect(Math.max(...api.processedCounts().values())).toBe(1);
+    }, 90_000);
+
     /** `pool`, its clients running each claim's statement through `around`: a spec counts or holds the claims. */
     const claimsThrough = (pool: pg.Pool, around: (claim: () => Promise<unknown>) => Promise<unknown>) => {
       const patched = new WeakSet<pg.PoolClient>();
