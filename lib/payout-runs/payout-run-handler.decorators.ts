@@ -52,7 +52,11 @@ export function OnPayoutOutcomeUnknown(options?: PayoutRunHandlerOptions): Metho
   return onPayoutRun('unknown', options);
 }
 
-/** Runs the method with a `PayoutRunSummary` once per run, when it first has nothing queued, sending or retrying. */
+/**
+ * Runs the method with a `PayoutRunSummary` once per run, when it first has nothing queued, sending or retrying. Its
+ * counts are complete; the result handlers of the run's other payouts may still be running, here or on another
+ * instance.
+ */
 export function OnPayoutRunCompleted(options?: PayoutRunHandlerOptions): MethodDecorator {
   return onPayoutRun('run-completed', options);
 }
