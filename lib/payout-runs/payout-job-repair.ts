@@ -100,7 +100,6 @@ export class PayoutJobRepair {
     for (;;) {
       if (this.timer === undefined) return;
       const page = await store.unsettled!(this.everyMs, after, PAGE);
-      if (page.length === 0) return;
       const jobs = await Promise.all(page.map((payout) => queue.getJob(payoutJobId(payout.requestId))));
       const missing = page.filter((_, index) => !jobs[index]);
       if (missing.length > 0) {
@@ -112,7 +111,7 @@ export class PayoutJobRepair {
             'added again from the ledger: each one marked sending is parked as unknown, not sent again',
         );
       }
-      // A page short of the limit is the last: payouts that became unsettled since are the next pass's.
+      // A page short of the limit (or empty) is the last: payouts that became unsettled since are the next pass's.
       if (page.length < PAGE) return;
       after = page[page.length - 1]!.requestId;
     }
