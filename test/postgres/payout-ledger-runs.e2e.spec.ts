@@ -69,6 +69,15 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       apps.push(started);
       return { ...started, pool, api: provider };
     };
+    /** Empties the Redis of every spec here, as a restart that lost its data would: jobs, queues and store alike. */
+    const flushRedis = async () => {
+      const client = new Redis({ host: '127.0.0.1', port: redis.port });
+      try {
+        await client.flushall();
+      } finally {
+        client.disconnect();
+      }
+    };
     /** Enqueues `ids` as run `runId`; resolves once each is parked and its job ended: a decision waits for no job. */
     const parkedRun = async ({ runs, results, untilJobsCompleted }: RunsApp, ids: string[], runId: string) => {
       await runs.enqueue(
@@ -469,12 +478,7 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
       await eventually(async () => (results.unknown.length === 2 ? true : undefined), 30_000, 'the unknown handlers');
 
       // Redis loses every job (a restart without its data); the ledger keeps the payouts and their requests.
-      const client = new Redis({ host: '127.0.0.1', port: redis.port });
-      try {
-        await client.flushall();
-      } finally {
-        client.disconnect();
-      }
+      await flushRedis();
       expect(await runs.resolveUnknown('lost-absent', 'absent', { by: 'ops@example.com' })).toBe('resolved');
       expect(await runs.resolveUnknown('lost-sent', 'sent', { by: 'ops@example.com' })).toBe('resolved');
       await eventually(async () => (results.sent.length === 2 ? true : undefined), 30_000, 'both sent');
@@ -883,12 +887,7 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
         await runs.enqueue(items, { runId: 'flushed' });
         await eventually(async () => (api.requests.length >= 300 ? true : undefined), 30_000, '300 payouts sent');
 
-        const client = new Redis({ host: '127.0.0.1', port: redis.port });
-        try {
-          await client.flushall();
-        } finally {
-          client.disconnect();
-        }
+        await flushRedis();
 
         if (ledger) {
           // The ledger rebuilds the lost jobs: every payout ends sent, or unknown where its mark was found.
@@ -932,12 +931,7 @@ describeWithPostgres('payout runs on the PostgreSQL ledger', () => {
         'the first payout sent',
       );
 
-      const client = new Redis({ host: '127.0.0.1', port: redis.port });
-      try {
-        await client.flushall();
-      } finally {
-        client.disconnect();
-      }
+      await flushRedis();
 
       // Each pass adds the jobs it finds missing, a page at a time, and says how many: 1,001 in all, none twice.
       const addedPerPage = () =>
